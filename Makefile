@@ -1,0 +1,85 @@
+# ftring + recorderd: top-level build.
+#   make            recorderd, the tests and (when kernel headers exist) the module
+#   make demo       set up, build, record a real capture and show what is in it
+#   make check      set up, build, run every test (ends with "N passed, N failed")
+#   make bench      benchmarks (never part of pass/fail)
+#   make install    recorderd, its service, config example, the module via DKMS sources
+
+B        := build
+CC       ?= cc
+PKGS     := libtracefs libtraceevent libtracecmd libzstd libsystemd
+CPPFLAGS += -Icommon -Irecorder -I$(B)/ext -D_GNU_SOURCE
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
+	    -fno-strict-aliasing $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
+
+# Kernel build: Debian's linux-headers-amd64 (6.1) unless KDIR is given. The running
+# kernel's headers win when installed (a device running its own Debian kernel).
+KDIR     ?= $(shell scripts/kdir)
+KVER     ?= $(notdir $(patsubst %/build,%,$(KDIR)))
+
+REC_SRC  := $(wildcard recorder/*.c)
+REC_OBJ  := $(REC_SRC:%.c=$(B)/%.o)
+LIB_OBJ  := $(filter-out $(B)/recorder/main.o,$(REC_OBJ))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+HELP_SRC := $(wildcard tests/lib/*.c)
+HELP_OBJ := $(HELP_SRC:%.c=$(B)/%.o)
+
+all: userspace module
+
+userspace: $(B)/recorderd $(UNIT_BIN)
+
+$(B)/recorderd: $(REC_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/%.o: %.c $(B)/ext/kselftest_harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/tests/%: $(B)/tests/unit/%.o $(LIB_OBJ) $(HELP_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/ext/kselftest_harness.h:
+	scripts/setup-deps
+
+setup:
+	scripts/setup-deps
+
+module:
+	@if [ -d "$(KDIR)" ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR) modules; \
+	else \
+		echo "module: no kernel headers (KDIR=$(KDIR)); run 'make setup'"; \
+	fi
+
+checkpatch: $(B)/ext/kselftest_harness.h
+	$(B)/ext/checkpatch/checkpatch.pl --strict --no-tree --show-types --terse \
+		-f kmod/*.c kmod/*.h common/ftring_abi.h common/ftrace_page.h common/ftring_events.h
+
+check: setup
+	$(MAKE) all
+	tests/run
+
+demo: setup
+	$(MAKE) all
+	scripts/demo
+
+bench: setup
+	$(MAKE) all
+	tests/bench/run
+
+install: $(B)/recorderd
+	scripts/install "$(DESTDIR)"
+
+clean:
+	rm -rf $(B)/recorder $(B)/tests $(B)/recorderd
+	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+
+-include $(REC_OBJ:.o=.d) $(HELP_OBJ:.o=.d) $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%.d)
+# Extra rules owned by a subdirectory (e.g. the user-space build of the ring buffer).
+-include $(wildcard tests/*/rules.mk recorder/rules.mk)
+
+.PHONY: all userspace setup module checkpatch check demo bench install clean

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Subcommands of recorderd; each lives in its own cmd_*.c file. */
+#ifndef REC_CLI_H
+#define REC_CLI_H
+
+int cmd_record(int argc, char **argv);	/* cmd_record.c */
+int cmd_export(int argc, char **argv);	/* cmd_export.c */
+
+#endif /* REC_CLI_H */

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Everything a trace.dat needs besides the pages: header_page/header_event, event
+ * format files, kallsyms, printk formats, trace_clock. Collected from tracefs with
+ * libtracefs; the ftring module's formats are added as systems of their own.
+ */
+#ifndef REC_META_H
+#define REC_META_H
+
+#include <stddef.h>
+
+struct meta_format {
+	char	*name;		/* event name */
+	char	*text;		/* the whole "format" file */
+	size_t	len;
+};
+
+struct meta_system {
+	char			*name;
+	struct meta_format	*events;
+	int			nr_events;
+};
+
+struct trace_meta {
+	char			*header_page;	/* events/header_page */
+	size_t			header_page_len;
+	char			*header_event;	/* events/header_event */
+	size_t			header_event_len;
+	struct meta_system	ftrace;		/* FTRACE_EVENTS: the "ftrace" system */
+	struct meta_system	*systems;	/* EVENT_FORMATS: every other system */
+	int			nr_systems;
+	char			*kallsyms;	/* /proc/kallsyms, may be NULL */
+	size_t			kallsyms_len;
+	char			*printk;	/* printk_formats, may be NULL */
+	size_t			printk_len;
+	char			*trace_clock;	/* the whole trace_clock file */
+	char			*clock;		/* selected clock name, e.g. "local" */
+	unsigned int		page_size;	/* from header_page (data offset + size) */
+};
+
+/*
+ * Reads the metadata of the running kernel's tracefs (@instance NULL = top).
+ * Returns 0 or -errno with a message logged.
+ */
+int meta_collect(struct trace_meta *m, const char *instance);
+
+/* Adds (or replaces) system @sys with the formats in @text ("format" files, each
+ * starting with "name: "), as the ftring module exports them. */
+int meta_add_system_text(struct trace_meta *m, const char *sys, const char *text, size_t len);
+
+void meta_free(struct trace_meta *m);
+
+#endif /* REC_META_H */

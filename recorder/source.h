@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where pages come from. Every source hands over whole ftrace-format sub-buffers
+ * (common/ftrace_page.h) per CPU and never parses events on the way, except to cut
+ * a page the kernel was still writing when the recorder caught up with it.
+ *
+ * Sources:
+ *   "mmap"   upstream ftrace ring-buffer mmap (trace_pipe_raw + GET_READER, Linux >= 6.10)
+ *   "splice" splice/read from trace_pipe_raw (any kernel)
+ *   "kmod"   the ftring module's per-CPU devices (same mmap ABI as "mmap")
+ */
+#ifndef REC_SOURCE_H
+#define REC_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct source;
+
+struct source_params {
+	const char	*instance;	/* tracefs instance name, NULL = top buffer */
+	unsigned int	buffer_kb;	/* per-CPU buffer size to set, 0 = leave as is */
+	int		overwrite;	/* flight recorder: kernel overwrites oldest pages */
+};
+
+struct source_cpu_stats {
+	uint64_t	entries;	/* events written by the producer */
+	uint64_t	overrun;	/* events lost to overwrite */
+	uint64_t	lost;		/* events dropped because the buffer was full */
+	uint64_t	read;		/* events handed to us */
+	uint64_t	pages;		/* pages handed to us */
+	uint64_t	bytes;		/* bytes of pages handed to us */
+};
+
+struct source_ops {
+	const char	*name;
+	/* 0 if this source can work on this machine, else -errno (and why, logged). */
+	int	(*probe)(const struct source_params *p);
+	int	(*open)(struct source *s, const struct source_params *p);
+	/* Fd that polls readable when @cpu has pages (or -1: poll on a timer only). */
+	int	(*poll_fd)(struct source *s, int cpu);
+	/*
+	 * Copies up to @max whole pages of @cpu to @dst (page_size each).
+	 * @flush: also take the page the producer is still filling (at stop, snapshot).
+	 * Returns the number of pages, 0 when none is ready, -errno on error.
+	 */
+	ssize_t	(*read_pages)(struct source *s, int cpu, void *dst, size_t max, int flush);
+	/*
+	 * Optional zero-copy path for uncompressed output: moves up to @max whole pages
+	 * of @cpu to @fd at @off (pwrite semantics). Returns pages moved, 0, or -errno.
+	 */
+	ssize_t	(*splice_pages)(struct source *s, int cpu, int fd, off_t off, size_t max,
+				int flush);
+	int	(*stats)(struct source *s, int cpu, struct source_cpu_stats *st);
+	/* Text for the file's CPUSTAT option of @cpu (malloc'd), or NULL. */
+	char	*(*cpustat_text)(struct source *s, int cpu);
+	void	(*close)(struct source *s);
+};
+
+/* Common part of every source; each implementation embeds it first. */
+struct source {
+	const struct source_ops	*ops;
+	int			ncpus;		/* CPU ids 0..ncpus-1 (possible CPUs) */
+	unsigned int		page_size;	/* sub-buffer size, header included */
+};
+
+/* Picks a source by name ("auto" = kmod, then mmap, then splice). */
+const struct source_ops *source_find(const char *name, const struct source_params *p);
+struct source *source_open(const struct source_ops *ops, const struct source_params *p);
+void source_close(struct source *s);
+
+extern const struct source_ops source_mmap_ops;
+extern const struct source_ops source_splice_ops;
+extern const struct source_ops source_kmod_ops;
+
+#endif /* REC_SOURCE_H */

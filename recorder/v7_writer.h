@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * trace-cmd trace.dat version 7 writer that streams: metadata first, then one
+ * BUFFER flyrecord section in which every CPU owns a reserved (sparse) region that its
+ * chunks are appended to while recording, then CMDLINES, one OPTIONS section and
+ * STRINGS. See ../shared/docs/formats.md A.2-A.14 for the format.
+ *
+ * Crash safety: after every v7_sync() the file on disk is a complete trace.dat
+ * holding every chunk written so far (the tail of options/strings is rewritten after
+ * the reserved regions), so kill -9 loses at most the chunks not yet synced.
+ * v7_finish() then moves the tail right behind the data and removes the gaps between
+ * regions (FALLOC_FL_COLLAPSE_RANGE, or a copy where the filesystem cannot).
+ *
+ * Functions return 0 or -errno (and set errno); they never exit. A write error
+ * (ENOSPC, EIO) leaves the file valid up to the last synced chunk; the writer then
+ * refuses further data with the same error.
+ */
+#ifndef REC_V7_WRITER_H
+#define REC_V7_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "meta.h"
+
+struct v7_writer;
+
+enum v7_compression {
+	V7_COMP_NONE,
+	V7_COMP_ZSTD,
+};
+
+struct v7_params {
+	int			fd;		/* O_RDWR, empty; the writer does not close it */
+	unsigned int		page_size;	/* sub-buffer size (tep_get_sub_buffer_size) */
+	int			ncpus;		/* CPU ids 0..ncpus-1 */
+	enum v7_compression	comp;
+	int			zstd_level;	/* 0 = default */
+	unsigned int		chunk_pages;	/* pages per compressed chunk, 0 = default */
+	uint64_t		region_bytes;	/* per-CPU reserved region, 0 = default */
+	const char		*clock;		/* trace clock name for the BUFFER option */
+	const char		*buffer_name;	/* "" = top instance */
+};
+
+/* Creates the writer and writes the initial header and the metadata sections. */
+struct v7_writer *v7_create(const struct v7_params *p, const struct trace_meta *meta);
+
+/* Adds an option written with the tail (TRACECLOCK, UNAME, VERSION, DATE, ...). */
+int v7_add_option(struct v7_writer *w, uint16_t id, const void *data, uint32_t len);
+
+/*
+ * Appends @n whole pages of @cpu. Compressed: pages are batched and each full chunk
+ * is compressed and written. Returns 0, -ENOSPC when the CPU's region is full (the
+ * caller rotates to a new file), or another -errno.
+ */
+int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n);
+
+/*
+ * Uncompressed only: where the next pages of @cpu go (for splice/pwrite straight to
+ * the fd), and how many fit. After moving them, v7_commit_pages() accounts for them.
+ */
+int v7_reserve_pages(struct v7_writer *w, int cpu, off_t *off, size_t *max);
+int v7_commit_pages(struct v7_writer *w, int cpu, size_t n);
+
+/* Writes the partial chunk of every CPU and a valid tail; the file is then readable. */
+int v7_sync(struct v7_writer *w);
+
+/*
+ * Finishes the file: pending chunks, CMDLINES (@cmdlines may be NULL), CPUSTAT per
+ * CPU (@cpustat[cpu] may be NULL), the options, STRINGS; compacts the regions.
+ */
+int v7_finish(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
+	      char *const *cpustat);
+
+/* Bytes of pages accepted and bytes written to the file so far (for status/bench). */
+void v7_counters(const struct v7_writer *w, uint64_t *raw_bytes, uint64_t *file_bytes);
+
+void v7_free(struct v7_writer *w);
+
+/* Option IDs (trace-cmd-private.h, 3.1.6). */
+enum {
+	V7_OPT_DONE		= 0,
+	V7_OPT_DATE		= 1,
+	V7_OPT_CPUSTAT		= 2,
+	V7_OPT_BUFFER		= 3,
+	V7_OPT_TRACECLOCK	= 4,
+	V7_OPT_UNAME		= 5,
+	V7_OPT_HOOK		= 6,
+	V7_OPT_OFFSET		= 7,
+	V7_OPT_CPUCOUNT		= 8,
+	V7_OPT_VERSION		= 9,
+	V7_OPT_PROCMAPS		= 10,
+	V7_OPT_TRACEID		= 11,
+	V7_OPT_TIME_SHIFT	= 12,
+	V7_OPT_GUEST		= 13,
+	V7_OPT_TSC2NSEC		= 14,
+	V7_SEC_STRINGS		= 15,
+	V7_SEC_HEADER_INFO	= 16,
+	V7_SEC_FTRACE_EVENTS	= 17,
+	V7_SEC_EVENT_FORMATS	= 18,
+	V7_SEC_KALLSYMS		= 19,
+	V7_SEC_PRINTK		= 20,
+	V7_SEC_CMDLINES		= 21,
+};
+
+#endif /* REC_V7_WRITER_H */
