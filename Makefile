@@ -8,7 +8,7 @@
 B        := build
 CC       ?= cc
 PKGS     := libtracefs libtraceevent libtracecmd libzstd libsystemd
-CPPFLAGS += -Icommon -Irecorder -I$(B)/ext -D_GNU_SOURCE
+CPPFLAGS += -Icommon -Irecorder -isystem $(B)/ext -D_GNU_SOURCE
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
 	    -fno-strict-aliasing $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -57,7 +57,8 @@ module:
 
 checkpatch: $(B)/ext/kselftest_harness.h
 	$(B)/ext/checkpatch/checkpatch.pl --strict --no-tree --show-types --terse \
-		-f kmod/*.c kmod/*.h common/ftring_abi.h common/ftrace_page.h common/ftring_events.h
+		-f $(filter-out %.mod.c,$(wildcard kmod/*.c)) kmod/*.h \
+		common/ftring_abi.h common/ftrace_page.h common/ftring_events.h
 
 check: setup
 	$(MAKE) all

@@ -15,6 +15,7 @@
 #define FTRACE_PAGE_H
 
 #include <linux/types.h>
+#include <linux/const.h>
 
 /* struct buffer_data_page: u64 time_stamp, local_t commit, data[] */
 #define FTP_TS_OFFSET		0
@@ -23,8 +24,8 @@
 
 /* commit word: low 27 bits are the data length (kbuffer masks with this) */
 #define FTP_COMMIT_MASK		((1U << 27) - 1)
-#define FTP_MISSED_EVENTS	(1ULL << 31)	/* events lost before this page */
-#define FTP_MISSED_STORED	(1ULL << 30)	/* lost count stored at data + len */
+#define FTP_MISSED_EVENTS	_BITULL(31)	/* events lost before this page */
+#define FTP_MISSED_STORED	_BITULL(30)	/* lost count stored at data + len */
 
 /* struct ring_buffer_event: type_len:5, time_delta:27, array[] */
 #define FTP_TYPE_DATA_MAX	28
@@ -161,7 +162,8 @@ static inline void ftp_page_set_missed(void *page, __u32 page_size, __u64 missed
 
 	*commit |= FTP_MISSED_EVENTS;
 	if (FTP_HDR_SIZE + len + 8 <= page_size) {
-		*(__u64 *)((char *)page + FTP_HDR_SIZE + len) = missed;
+		/* data + len is only 4-byte aligned */
+		__builtin_memcpy((char *)page + FTP_HDR_SIZE + len, &missed, sizeof(missed));
 		*commit |= FTP_MISSED_STORED;
 	}
 }

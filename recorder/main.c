@@ -12,6 +12,13 @@ static const struct cli_cmd {
 } cmds[] = {
 	{ "record",	cmd_record,	"record until COMMAND exits or a signal" },
 	{ "export",	cmd_export,	"convert a trace.dat to another format (--fxt)" },
+	{ "start",	cmd_daemon,	"start the capture daemon (background, or under systemd)" },
+	{ "stop",	cmd_daemon,	"stop the daemon: drain the buffers, finish the files" },
+	{ "status",	cmd_daemon,	"show what the daemon records (--json for machines)" },
+	{ "snapshot",	cmd_daemon,	"write the flight recorder's buffers to a file" },
+	{ "rotate",	cmd_daemon,	"finish the daemon's current file and start the next" },
+	{ "reload",	cmd_daemon,	"re-read the daemon's config file (like SIGHUP)" },
+	{ "recover",	cmd_recover,	"check a trace.dat cut by a crash, and repair it" },
 };
 
 static void usage(FILE *f)

@@ -22,7 +22,18 @@ struct source_params {
 	const char	*instance;	/* tracefs instance name, NULL = top buffer */
 	unsigned int	buffer_kb;	/* per-CPU buffer size to set, 0 = leave as is */
 	int		overwrite;	/* flight recorder: kernel overwrites oldest pages */
+	/* For sources with events of their own (SOURCE_OWN_EVENTS): what -e named
+	 * ("SYSTEM", "SYSTEM:EVENT" or "EVENT"; NULL = the source's defaults) and the
+	 * trace clock to use (NULL = the source's default). */
+	const char *const *events;
+	int		nr_events;
+	const char	*clock;
 };
+
+struct trace_meta;
+
+/* source_ops.flags */
+#define SOURCE_OWN_EVENTS	(1U << 0)	/* events are not tracefs's: leave tracefs alone */
 
 struct source_cpu_stats {
 	uint64_t	entries;	/* events written by the producer */
@@ -35,8 +46,12 @@ struct source_cpu_stats {
 
 struct source_ops {
 	const char	*name;
+	/* Bytes source_open() allocates (zeroed) for the implementation's struct, which
+	 * embeds struct source first; 0 = sizeof(struct source) (then use ->priv). */
+	size_t		size;
 	/* 0 if this source can work on this machine, else -errno (and why, logged). */
 	int	(*probe)(const struct source_params *p);
+	/* Fills @s (ncpus, page_size, its own fields); on failure releases everything. */
 	int	(*open)(struct source *s, const struct source_params *p);
 	/* Fd that polls readable when @cpu has pages (or -1: poll on a timer only). */
 	int	(*poll_fd)(struct source *s, int cpu);
@@ -55,7 +70,16 @@ struct source_ops {
 	int	(*stats)(struct source *s, int cpu, struct source_cpu_stats *st);
 	/* Text for the file's CPUSTAT option of @cpu (malloc'd), or NULL. */
 	char	*(*cpustat_text)(struct source *s, int cpu);
+	/* Releases what open() acquired; source_close() then frees @s. */
 	void	(*close)(struct source *s);
+	/* SOURCE_* */
+	unsigned int	flags;
+	/* Optional: adds the formats of the source's own events to @m (after open). */
+	int	(*add_meta)(struct source *s, struct trace_meta *m);
+	/* Optional: the trace clock the pages are stamped with (default: tracefs's). */
+	const char *(*clock_name)(struct source *s);
+	/* Optional: stop producing; called before the final drain so it loses nothing. */
+	int	(*stop)(struct source *s);
 };
 
 /* Common part of every source; each implementation embeds it first. */
@@ -63,11 +87,31 @@ struct source {
 	const struct source_ops	*ops;
 	int			ncpus;		/* CPU ids 0..ncpus-1 (possible CPUs) */
 	unsigned int		page_size;	/* sub-buffer size, header included */
+	void			*priv;		/* free for the implementation */
 };
 
-/* Picks a source by name ("auto" = kmod, then mmap, then splice). */
+/**
+ * source_find() - pick a page source by name
+ * @name:	"auto" (kmod if /dev/ftring works, then mmap if the kernel maps
+ *		trace_pipe_raw, then splice), "tracefs" (auto without kmod), "kmod",
+ *		"mmap" or "splice"
+ * @p:		what will be opened (probe() checks it can be)
+ *
+ * Return: the source's ops, or NULL with the reason logged.
+ */
 const struct source_ops *source_find(const char *name, const struct source_params *p);
-struct source *source_open(const struct source_ops *ops, const struct source_params *p);
+
+/*
+ * For @name "auto": the module's source if it works here, else NULL (quietly). The
+ * tracefs sources are probed later with source_find(@name = "tracefs"), once the
+ * tracefs instance they read exists.
+ */
+const struct source_ops *source_find_module(const char *name, const struct source_params *p);
+
+/* Allocates and opens a source; NULL with *err = -errno (reason logged). */
+struct source *source_open(const struct source_ops *ops, const struct source_params *p,
+			   int *err);
+/* Closes and frees. Accepts NULL. */
 void source_close(struct source *s);
 
 extern const struct source_ops source_mmap_ops;

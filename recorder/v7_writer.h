@@ -5,11 +5,15 @@
  * chunks are appended to while recording, then CMDLINES, one OPTIONS section and
  * STRINGS. See ../shared/docs/formats.md A.2-A.14 for the format.
  *
- * Crash safety: after every v7_sync() the file on disk is a complete trace.dat
- * holding every chunk written so far (the tail of options/strings is rewritten after
- * the reserved regions), so kill -9 loses at most the chunks not yet synced.
- * v7_finish() then moves the tail right behind the data and removes the gaps between
- * regions (FALLOC_FL_COLLAPSE_RANGE, or a copy where the filesystem cannot).
+ * Crash safety: from v7_create() on, and after every v7_sync(), the file on disk is a
+ * complete trace.dat holding every chunk written so far (the tail of options/strings
+ * is rewritten after the reserved regions, in one of two slots, and the header's
+ * options offset flipped to it last), so kill -9 at any moment loses at most the
+ * chunks not yet synced (@durable: a power loss too). v7_finish() then moves the tail
+ * right behind the data and removes the gaps between regions
+ * (FALLOC_FL_COLLAPSE_RANGE, or a copy where the filesystem cannot); it is the one
+ * step a kill can leave half done (recorderd recover repairs that).
+ * The layout and the sync protocol are described at the top of v7_writer.c.
  *
  * Functions return 0 or -errno (and set errno); they never exit. A write error
  * (ENOSPC, EIO) leaves the file valid up to the last synced chunk; the writer then
@@ -41,6 +45,7 @@ struct v7_params {
 	uint64_t		region_bytes;	/* per-CPU reserved region, 0 = default */
 	const char		*clock;		/* trace clock name for the BUFFER option */
 	const char		*buffer_name;	/* "" = top instance */
+	int			durable;	/* v7_sync also survives power loss (fdatasync) */
 };
 
 /* Creates the writer and writes the initial header and the metadata sections. */
@@ -51,8 +56,9 @@ int v7_add_option(struct v7_writer *w, uint16_t id, const void *data, uint32_t l
 
 /*
  * Appends @n whole pages of @cpu. Compressed: pages are batched and each full chunk
- * is compressed and written. Returns 0, -ENOSPC when the CPU's region is full (the
- * caller rotates to a new file), or another -errno.
+ * is compressed and written. Returns 0, -ENOSPC when the CPU's region is full (none
+ * taken; v7_error() stays 0: the caller rotates to a new file), -EINVAL for a page
+ * whose commit length exceeds the page (none taken), or another -errno (sticky).
  */
 int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n);
 
@@ -76,7 +82,16 @@ int v7_finish(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
 /* Bytes of pages accepted and bytes written to the file so far (for status/bench). */
 void v7_counters(const struct v7_writer *w, uint64_t *raw_bytes, uint64_t *file_bytes);
 
+/*
+ * The sticky write error (-errno) that made the writer refuse data, or 0. It tells a
+ * full disk (sticky) apart from a full CPU region (-ENOSPC, not sticky: rotate).
+ */
+int v7_error(const struct v7_writer *w);
+
 void v7_free(struct v7_writer *w);
+
+/* Tests only: let @n more file updates happen, then fail as a kill -9 would (-1 = off). */
+void v7_fail_after(struct v7_writer *w, long n);
 
 /* Option IDs (trace-cmd-private.h, 3.1.6). */
 enum {

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ftring user-space ABI: device names, the per-CPU mmap layout, the meta page and
+ * the ioctls. The one copy of this contract; the module and user space both build it.
+ *
+ * Devices (created by the module, mode 0600, owner root):
+ *   /dev/ftring/cpuN    one per CPU that has (or had) a buffer. mmap + GET_READER +
+ *                       poll exactly like upstream's per_cpu/cpuN/trace_pipe_raw
+ *                       mapping (include/uapi/linux/trace_mmap.h, Linux >= 6.10).
+ *   /dev/ftring/ctl     control ioctls (FTRING_IOC_*); read() returns the event
+ *                       formats (see FTRING_IOC_* below and ftring_events.h).
+ *   /dev/ftring/marker  write() records one ftring/marker event (a user marker).
+ *   /dev/ftring/fxt     write() records one ftring/fxt event (user FXT records).
+ *
+ * Per-CPU mapping (same as upstream):
+ *   offset 0                               struct ftring_meta, then zeroes up to
+ *                                          meta_page_size
+ *   meta_page_size + id * subbuf_size      sub-buffer @id, 0 <= id < nr_subbufs
+ * Each sub-buffer is an ftrace ring-buffer page (common/ftrace_page.h): u64 time
+ * stamp, 64-bit commit word, events. Only PROT_READ + MAP_SHARED mappings are
+ * accepted: PROT_WRITE/PROT_EXEC give EPERM from the module, but on an fd opened
+ * O_RDONLY the VFS already refuses PROT_WRITE with EACCES (as for upstream's
+ * trace_pipe_raw); MAP_PRIVATE gives EINVAL; a window past the end EINVAL. Any
+ * page-aligned window inside the mapping may be mapped; a mapping cannot be
+ * split (partial munmap/mprotect: EINVAL) nor made writable later. User space
+ * reads only the sub-buffer meta->reader.id: the writer never touches a
+ * sub-buffer outside its ring except the reader sub-buffer it is still filling,
+ * whose data is valid up to its commit length. While any mapping of any CPU
+ * exists, changing nr_subbufs fails with EBUSY; an open file or mapping pins the
+ * module (rmmod fails with EBUSY/EWOULDBLOCK rather than pulling pages away).
+ *
+ * Event IDs (common_type) are FTRING_EVENT_ID_BASE + index of the event in
+ * ftring_events.h; the base sits far above any ID the kernel gives out, so the
+ * module's formats can sit next to the kernel's in one trace.dat.
+ */
+#ifndef FTRING_ABI_H
+#define FTRING_ABI_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/*
+ * ABI version. Major changes break existing users; minor changes only add
+ * (new ioctls, new fields carved out of reserved space).
+ *   1.0  first version
+ *   1.1  /dev/ftring/fxt and event ftring/fxt
+ */
+#define FTRING_ABI_MAJOR	1
+#define FTRING_ABI_MINOR	1
+
+#define FTRING_DEV_DIR		"/dev/ftring"
+#define FTRING_DEV_CPU_FMT	"/dev/ftring/cpu%d"
+#define FTRING_DEV_CTL		"/dev/ftring/ctl"
+#define FTRING_DEV_MARKER	"/dev/ftring/marker"
+#define FTRING_DEV_FXT		"/dev/ftring/fxt"
+
+/* First event ID; event i of ftring_events.h has ID FTRING_EVENT_ID_BASE + i. */
+#define FTRING_EVENT_ID_BASE	60000
+
+/**
+ * struct ftring_meta - meta page of a per-CPU mapping.
+ *
+ * Byte for byte the layout of upstream's struct trace_buffer_meta (80 bytes), so
+ * a consumer of trace_pipe_raw mappings reads ftring buffers unchanged. Refreshed
+ * only by FTRING_IOC_GET_READER (and at reset), never asynchronously.
+ *
+ * @meta_page_size:	Bytes from the start of the mapping to sub-buffer 0.
+ * @meta_struct_len:	Size of this structure (80).
+ * @subbuf_size:	Size of one sub-buffer, its 16-byte header included.
+ * @nr_subbufs:		Number of sub-buffers: the ring plus the reader sub-buffer.
+ * @reader:		The sub-buffer user space may read.
+ * @reader.lost_events:	Events lost (dropped while full, or overwritten) between
+ *			the previous reader sub-buffer and this one. The page's commit
+ *			word also carries the count (RB_MISSED_EVENTS/_STORED).
+ * @reader.id:		ID of the reader sub-buffer, 0 <= id < @nr_subbufs.
+ * @reader.read:	Bytes of the reader sub-buffer's data the kernel counts as
+ *			consumed once this GET_READER returns (upstream semantics:
+ *			it assumes the caller reads everything up to here). After
+ *			a swap to a new @reader.id, the data [0, @reader.read) is new;
+ *			when the same @reader.id comes back, only the bytes from the
+ *			previous @reader.read to the new one are.
+ * @flags:		0 for now.
+ * @entries:		Events written to this CPU's buffer since the last reset.
+ * @overrun:		Events overwritten before being read (overwrite mode).
+ * @read:		Events handed to the reader.
+ * @Reserved1:		0.
+ * @Reserved2:		0.
+ *
+ * Events dropped because the ring was full (discard mode) or for other reasons
+ * are in struct ftring_cpu_stats, not here (upstream has no field for them).
+ */
+struct ftring_meta {
+	__u32	meta_page_size;
+	__u32	meta_struct_len;
+
+	__u32	subbuf_size;
+	__u32	nr_subbufs;
+
+	struct {
+		__u64	lost_events;
+		__u32	id;
+		__u32	read;
+	} reader;
+
+	__u64	flags;
+
+	__u64	entries;
+	__u64	overrun;
+	__u64	read;
+
+	__u64	Reserved1;
+	__u64	Reserved2;
+};
+
+/*
+ * Per-CPU devices: swap in a new reader sub-buffer and refresh the meta page.
+ * Same number and semantics as upstream TRACE_MMAP_IOCTL_GET_READER:
+ *  - without O_NONBLOCK, first waits until the poll watermark is reached
+ *    (EINTR on a signal);
+ *  - if the current reader sub-buffer has data not yet reported, reader.read
+ *    moves to its end and reader.id stays;
+ *  - otherwise the oldest full (or the partly written current) sub-buffer of
+ *    the ring becomes the reader sub-buffer, stamped with the missed-events
+ *    count if events were lost before it;
+ *  - on an empty buffer only the meta page is refreshed;
+ *  - returns 0, or EBUSY if the CPU's writer stayed busy for too long (retry).
+ * ioctl(fd, 0) wakes every GET_READER blocked on that CPU (they then return
+ * whatever is there), as upstream's cmd 0 does; any other command is ENOTTY.
+ */
+#define FTRING_IOC_GET_READER	_IO('R', 0x20)
+
+/*
+ * Control ioctls on /dev/ftring/ctl. Magic 0xBE is unassigned in
+ * Documentation/userspace-api/ioctl/ioctl-number.rst (Linux 6.1); ftring uses
+ * 0x00-0x1F. Every argument is validated; a setting that cannot change while
+ * recording (or while a buffer is mapped) fails with EBUSY and nothing changes.
+ */
+#define FTRING_IOC_MAGIC	0xBE
+
+/**
+ * struct ftring_version - ABI version of the loaded module.
+ * @major:	FTRING_ABI_MAJOR the module implements.
+ * @minor:	FTRING_ABI_MINOR the module implements.
+ */
+struct ftring_version {
+	__u32	major;
+	__u32	minor;
+};
+
+/* Buffer modes (struct ftring_config.mode). */
+#define FTRING_MODE_DISCARD	0	/* full ring: new events are dropped, counted lost */
+#define FTRING_MODE_OVERWRITE	1	/* full ring: oldest sub-buffer overwritten (overrun) */
+
+/*
+ * Clocks (struct ftring_config.clock); the names are trace-cmd's trace_clock
+ * names, to be written to the trace.dat clock option.
+ */
+#define FTRING_CLOCK_LOCAL	0	/* "local": local_clock(), per-CPU, fastest */
+#define FTRING_CLOCK_GLOBAL	1	/* "global": trace_clock_global(), ordered across CPUs */
+#define FTRING_CLOCK_MONO	2	/* "mono": CLOCK_MONOTONIC (ktime_get_mono_fast_ns) */
+#define FTRING_CLOCK_BOOT	3	/* "boot": CLOCK_BOOTTIME (ktime_get_boot_fast_ns) */
+#define FTRING_CLOCK_MAX	FTRING_CLOCK_BOOT
+
+/**
+ * struct ftring_config - buffer settings (FTRING_IOC_GET_CONFIG / _SET_CONFIG).
+ * @nr_subbufs:		Sub-buffers per CPU ring, not counting the reader
+ *			sub-buffer (the mapping has @nr_subbufs + 1). 2..65536.
+ *			Changing it fails with EBUSY while recording or mapped.
+ * @subbuf_size:	Bytes per sub-buffer (the system page size); read-only,
+ *			ignored by SET_CONFIG.
+ * @mode:		FTRING_MODE_*. EBUSY while recording.
+ * @clock:		FTRING_CLOCK_*. EBUSY while recording.
+ * @watermark:		Full sub-buffers (in the ring, not yet read) that make
+ *			poll() report readable and a blocking GET_READER return;
+ *			0 = any committed event. At most @nr_subbufs - 1.
+ *			May change at any time.
+ * @flags:		0.
+ * @reserved:		0 (EINVAL otherwise).
+ */
+struct ftring_config {
+	__u32	nr_subbufs;
+	__u32	subbuf_size;
+	__u32	mode;
+	__u32	clock;
+	__u32	watermark;
+	__u32	flags;
+	__u64	reserved[3];
+};
+
+/**
+ * struct ftring_status - global state (FTRING_IOC_GET_STATUS).
+ * @recording:		1 between FTRING_IOC_START and FTRING_IOC_STOP.
+ * @nr_cpu_ids:		Upper bound of CPU numbers (devices cpu0..nr_cpu_ids-1
+ *			exist for CPUs that have been online since load).
+ * @event_id_base:	FTRING_EVENT_ID_BASE.
+ * @nr_events:		Number of events in the schema (bits of the event mask).
+ * @events:		Enabled events: bit i = event ID event_id_base + i.
+ * @reserved:		0.
+ */
+struct ftring_status {
+	__u32	recording;
+	__u32	nr_cpu_ids;
+	__u32	event_id_base;
+	__u32	nr_events;
+	__u64	events;
+	__u64	reserved[3];
+};
+
+/**
+ * struct ftring_cpu_stats - one CPU's counters (FTRING_IOC_GET_STATS).
+ * @cpu:		In: the CPU. ENODEV if it never had a buffer.
+ * @online:		Out: 1 if the CPU is online.
+ * @entries:		Events written (committed) since the last reset.
+ * @overrun:		Events overwritten before being read (overwrite mode).
+ * @read:		Events handed to the reader by GET_READER.
+ * @bytes:		Bytes of events written (event headers included).
+ * @lost:		Events dropped, the sum of the lost_* causes below.
+ * @lost_full:		Dropped: ring full (discard mode), or an overwriting
+ *			writer caught up with a sub-buffer still being committed.
+ * @lost_busy:		Dropped: an NMI arrived during a reader swap, or a nested
+ *			writer interrupted a sub-buffer switch.
+ * @lost_too_big:	Dropped: larger than a sub-buffer can hold.
+ * @nr_subbufs:		Sub-buffers of this CPU's mapping (ring + reader).
+ * @reserved:		0.
+ *
+ * Accounting: attempts = entries + lost, and once everything has been read,
+ * entries = read + overrun.
+ */
+struct ftring_cpu_stats {
+	__u32	cpu;
+	__u32	online;
+	__u64	entries;
+	__u64	overrun;
+	__u64	read;
+	__u64	bytes;
+	__u64	lost;
+	__u64	lost_full;
+	__u64	lost_busy;
+	__u64	lost_too_big;
+	__u32	nr_subbufs;
+	__u32	pad;
+	__u64	reserved[4];
+};
+
+/* Fill struct ftring_version. */
+#define FTRING_IOC_ABI_VERSION	_IOR(FTRING_IOC_MAGIC, 0x00, struct ftring_version)
+/* Fill struct ftring_status. */
+#define FTRING_IOC_GET_STATUS	_IOR(FTRING_IOC_MAGIC, 0x01, struct ftring_status)
+/* Fill struct ftring_config with the current settings. */
+#define FTRING_IOC_GET_CONFIG	_IOR(FTRING_IOC_MAGIC, 0x02, struct ftring_config)
+/* Apply all of struct ftring_config or nothing (EINVAL, EBUSY, ENOMEM). */
+#define FTRING_IOC_SET_CONFIG	_IOW(FTRING_IOC_MAGIC, 0x03, struct ftring_config)
+/* Set the enabled-event mask (__u64, bit i = event i); allowed while recording. */
+#define FTRING_IOC_SET_EVENTS	_IOW(FTRING_IOC_MAGIC, 0x04, __u64)
+/*
+ * Start recording. The first START attaches the enabled events' probes; they
+ * stay attached (idle, they only test a flag) across STOP until their event is
+ * disabled or the module unloads. EALREADY if recording.
+ */
+#define FTRING_IOC_START	_IO(FTRING_IOC_MAGIC, 0x05)
+/* Stop recording; returns once no writer is left in the buffers. EALREADY if stopped. */
+#define FTRING_IOC_STOP		_IO(FTRING_IOC_MAGIC, 0x06)
+/* Empty every CPU buffer and zero its counters. EBUSY while recording. */
+#define FTRING_IOC_RESET	_IO(FTRING_IOC_MAGIC, 0x07)
+/* Fill struct ftring_cpu_stats for stats.cpu. */
+#define FTRING_IOC_GET_STATS	_IOWR(FTRING_IOC_MAGIC, 0x08, struct ftring_cpu_stats)
+
+/*
+ * Event formats: read() on /dev/ftring/ctl returns, for each event of the schema,
+ *   "system: <system>\n" followed by the event's format text in tracefs syntax
+ *   ("name: ...\nID: ...\nformat:\n\tfield:...\n\nprint fmt: ...\n"),
+ * one event after another. Seekable; EOF after the last event.
+ *
+ * Marker: write() on /dev/ftring/marker of 1..FTRING_MARKER_MAX bytes records one
+ * ftring/marker event on the writer's CPU and returns the count; longer writes
+ * are truncated to FTRING_MARKER_MAX (the count returned says so). ENODATA when
+ * not recording or the marker event is disabled; ENOSPC if the event was dropped.
+ */
+#define FTRING_MARKER_MAX	4000
+
+/*
+ * FXT: write() on /dev/ftring/fxt of 8..FTRING_FXT_MAX bytes holding whole FXT event
+ * records (common/fxt_validate.h says which) records them as one ftring/fxt event on
+ * the writer's CPU and returns the count. A write that is not such records gives
+ * EINVAL, one longer than FTRING_FXT_MAX EMSGSIZE; neither stores anything. ENODATA
+ * when not recording or the fxt event is disabled; ENOSPC if the event was dropped.
+ */
+#define FTRING_FXT_MAX		4000
+
+#endif /* FTRING_ABI_H */

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control device: the ioctls of common/ftring_abi.h and read() of the
+ * event formats.
+ *
+ * Every request is validated in full before anything changes; what cannot
+ * change while recording (or while mapped) fails with EBUSY, never half done.
+ */
+#include <linux/cpu.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include "ftring.h"
+
+/* Settings every buffer takes; ftring_bufs_lock held. */
+static void ftring_apply_cfg(const struct ftring_config *cfg)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct rb_cpu *buf = ftring_bufs[cpu];
+
+		if (!buf)
+			continue;
+		WRITE_ONCE(buf->overwrite, cfg->mode == FTRING_MODE_OVERWRITE);
+		WRITE_ONCE(buf->clock, cfg->clock);
+		WRITE_ONCE(buf->watermark, cfg->watermark);
+	}
+}
+
+/* Empties every buffer; not recording, ftring_bufs_lock held. */
+static void ftring_reset_all(void)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct rb_cpu *buf = ftring_bufs[cpu];
+
+		if (!buf)
+			continue;
+		mutex_lock(&buf->reader_lock);
+		rb_cpu_reset(buf);
+		mutex_unlock(&buf->reader_lock);
+	}
+}
+
+/* Resize every buffer to @nr ring pages: all or nothing. */
+static int ftring_resize(u32 nr)
+{
+	struct rb_page **fresh;
+	unsigned int cpu;
+	int ret = 0;
+
+	fresh = kcalloc(nr_cpu_ids, sizeof(*fresh), GFP_KERNEL);
+	if (!fresh)
+		return -ENOMEM;
+	for (cpu = 0; cpu < nr_cpu_ids && !ret; cpu++) {
+		if (!ftring_bufs[cpu])
+			continue;
+		if (atomic_read(&ftring_bufs[cpu]->mapped))
+			ret = -EBUSY;
+		else
+			ret = rb_pages_alloc(ftring_bufs[cpu], nr, &fresh[cpu]);
+	}
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct rb_cpu *buf = ftring_bufs[cpu];
+		struct rb_page *old;
+		u32 old_nr;
+
+		if (!buf || !fresh[cpu])
+			continue;
+		if (ret) {
+			rb_pages_free(fresh[cpu], nr);
+			continue;
+		}
+		mutex_lock(&buf->reader_lock);
+		old = buf->pages;
+		old_nr = buf->nr_pages;
+		buf->pages = fresh[cpu];
+		buf->nr_pages = nr;
+		rb_cpu_reset(buf);
+		mutex_unlock(&buf->reader_lock);
+		rb_pages_free(old, old_nr);
+	}
+	kfree(fresh);
+	return ret;
+}
+
+static int ftring_set_config(const struct ftring_config *req)
+{
+	struct ftring_config cfg = *req;
+	int ret = 0, i;
+
+	if (cfg.nr_subbufs < 2 || cfg.nr_subbufs > FTRING_MAX_SUBBUFS ||
+	    cfg.mode > FTRING_MODE_OVERWRITE || cfg.clock > FTRING_CLOCK_MAX ||
+	    cfg.watermark >= cfg.nr_subbufs || cfg.flags)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(cfg.reserved); i++)
+		if (cfg.reserved[i])
+			return -EINVAL;
+	cfg.subbuf_size = PAGE_SIZE;
+
+	mutex_lock(&ftring_bufs_lock);
+	if (ftring_recording && (cfg.nr_subbufs != ftring_cfg.nr_subbufs ||
+				 cfg.mode != ftring_cfg.mode || cfg.clock != ftring_cfg.clock)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (cfg.nr_subbufs != ftring_cfg.nr_subbufs) {
+		ret = ftring_resize(cfg.nr_subbufs);
+		if (ret)
+			goto out;
+	}
+	ftring_cfg = cfg;
+	ftring_apply_cfg(&cfg);
+out:
+	mutex_unlock(&ftring_bufs_lock);
+	return ret;
+}
+
+/*
+ * Probes attach at the first START and stay attached across STOP/START: a stop
+ * only closes the gate every probe checks (ftring_reserve()). Attaching patches
+ * kernel text (static calls, jump labels) on every CPU; doing it once per
+ * capture instead of once per start/stop keeps that cost, and its latency, out
+ * of quick stop/start cycles. They detach when their event is disabled and at
+ * unload.
+ */
+static bool ftring_attached;
+
+static int ftring_start(void)
+{
+	int ret;
+
+	if (ftring_recording)
+		return -EALREADY;
+	/* attach everything first, then open the gate */
+	ret = ftring_probes_set(ftring_events);
+	if (ret)
+		return ret;
+	ftring_attached = true;
+	WRITE_ONCE(ftring_recording, true);
+	return 0;
+}
+
+/**
+ * ftring_stop() - stop recording; on return no writer is in any buffer.
+ *
+ * Caller holds ftring_lock. Return: 0, or -EALREADY if not recording.
+ */
+int ftring_stop(void)
+{
+	if (!ftring_recording)
+		return -EALREADY;
+	WRITE_ONCE(ftring_recording, false);
+	/* probes and marker writers run with preemption off: wait them out */
+	synchronize_rcu();
+	return 0;
+}
+
+/**
+ * ftring_detach() - stop and detach every probe (module unload).
+ *
+ * Caller holds ftring_lock.
+ */
+void ftring_detach(void)
+{
+	ftring_stop();
+	ftring_probes_set(0);
+	ftring_attached = false;
+}
+
+static int ftring_get_stats(struct ftring_cpu_stats *st)
+{
+	struct rb_cpu *buf;
+	u32 cpu = st->cpu;
+
+	if (cpu >= nr_cpu_ids)
+		return -EINVAL;
+	buf = READ_ONCE(ftring_bufs[cpu]);
+	if (!buf)
+		return -ENODEV;
+	memset(st, 0, sizeof(*st));
+	st->cpu = cpu;
+	st->online = cpu_online(cpu);
+	mutex_lock(&buf->reader_lock);
+	st->entries = local_read(&buf->entries);
+	st->overrun = local_read(&buf->overrun);
+	st->read = buf->read;
+	st->bytes = local_read(&buf->bytes);
+	st->lost_full = local_read(&buf->lost_full);
+	st->lost_busy = local_read(&buf->lost_busy);
+	st->lost_too_big = local_read(&buf->lost_too_big);
+	st->lost = st->lost_full + st->lost_busy + st->lost_too_big;
+	st->nr_subbufs = buf->nr_pages + 1;
+	mutex_unlock(&buf->reader_lock);
+	return 0;
+}
+
+static long ftring_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+	union {
+		struct ftring_version ver;
+		struct ftring_status status;
+		struct ftring_config cfg;
+		struct ftring_cpu_stats stats;
+		u64 mask;
+	} u;
+	int ret = 0;
+
+	memset(&u, 0, sizeof(u));
+	switch (cmd) {
+	case FTRING_IOC_ABI_VERSION:
+		u.ver.major = FTRING_ABI_MAJOR;
+		u.ver.minor = FTRING_ABI_MINOR;
+		return copy_to_user(uarg, &u.ver, sizeof(u.ver)) ? -EFAULT : 0;
+	case FTRING_IOC_GET_STATUS:
+		mutex_lock(&ftring_lock);
+		u.status.recording = ftring_recording;
+		u.status.events = ftring_events;
+		mutex_unlock(&ftring_lock);
+		u.status.nr_cpu_ids = nr_cpu_ids;
+		u.status.event_id_base = FTRING_EVENT_ID_BASE;
+		u.status.nr_events = FTRING_NR_EVENTS;
+		return copy_to_user(uarg, &u.status, sizeof(u.status)) ? -EFAULT : 0;
+	case FTRING_IOC_GET_CONFIG:
+		mutex_lock(&ftring_bufs_lock);
+		u.cfg = ftring_cfg;
+		mutex_unlock(&ftring_bufs_lock);
+		return copy_to_user(uarg, &u.cfg, sizeof(u.cfg)) ? -EFAULT : 0;
+	case FTRING_IOC_SET_CONFIG:
+		if (copy_from_user(&u.cfg, uarg, sizeof(u.cfg)))
+			return -EFAULT;
+		mutex_lock(&ftring_lock);
+		ret = ftring_set_config(&u.cfg);
+		mutex_unlock(&ftring_lock);
+		return ret;
+	case FTRING_IOC_SET_EVENTS:
+		if (copy_from_user(&u.mask, uarg, sizeof(u.mask)))
+			return -EFAULT;
+		if (u.mask & ~FTRING_EVENTS_ALL)
+			return -EINVAL;
+		mutex_lock(&ftring_lock);
+		if (ftring_attached)
+			ret = ftring_probes_set(u.mask);
+		if (!ret)
+			WRITE_ONCE(ftring_events, u.mask);
+		else if (ftring_probes_set(ftring_events))
+			ftring_detach();	/* could not restore: stop cleanly */
+		mutex_unlock(&ftring_lock);
+		return ret;
+	case FTRING_IOC_START:
+		mutex_lock(&ftring_lock);
+		ret = ftring_start();
+		mutex_unlock(&ftring_lock);
+		return ret;
+	case FTRING_IOC_STOP:
+		mutex_lock(&ftring_lock);
+		ret = ftring_stop();
+		mutex_unlock(&ftring_lock);
+		return ret;
+	case FTRING_IOC_RESET:
+		mutex_lock(&ftring_lock);
+		if (ftring_recording) {
+			ret = -EBUSY;
+		} else {
+			mutex_lock(&ftring_bufs_lock);
+			ftring_reset_all();
+			mutex_unlock(&ftring_bufs_lock);
+		}
+		mutex_unlock(&ftring_lock);
+		return ret;
+	case FTRING_IOC_GET_STATS:
+		if (copy_from_user(&u.stats, uarg, sizeof(u.stats)))
+			return -EFAULT;
+		ret = ftring_get_stats(&u.stats);
+		if (ret)
+			return ret;
+		return copy_to_user(uarg, &u.stats, sizeof(u.stats)) ? -EFAULT : 0;
+	default:
+		return -ENOTTY;
+	}
+}
+
+static ssize_t ftring_ctl_read(struct file *file, char __user *ubuf, size_t count,
+			       loff_t *ppos)
+{
+	return ftring_formats_read(ubuf, count, ppos);
+}
+
+static const struct file_operations ftring_ctl_fops = {
+	.owner		= THIS_MODULE,
+	.read		= ftring_ctl_read,
+	.unlocked_ioctl	= ftring_ctl_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= default_llseek,
+};
+
+static struct miscdevice ftring_ctl_dev = {
+	.minor		= MISC_DYNAMIC_MINOR,
+	.name		= "ftring_ctl",
+	.nodename	= "ftring/ctl",
+	.mode		= 0600,
+	.fops		= &ftring_ctl_fops,
+};
+
+int ftring_ctl_init(void)
+{
+	return misc_register(&ftring_ctl_dev);
+}
+
+void ftring_ctl_exit(void)
+{
+	misc_deregister(&ftring_ctl_dev);
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the module's parts share: the per-CPU buffer table, the
+ * settings, and the event-writing helper probes and the marker use.
+ */
+#ifndef FTRING_H
+#define FTRING_H
+
+#include <linux/mutex.h>
+#include <linux/hardirq.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/trace_events.h>
+#include "rb_write.h"
+#include "ftring_abi.h"
+#include "ftring_events.h"
+
+#define FTRING_DEFAULT_SUBBUFS	256	/* 1 MiB per CPU with 4 KiB pages */
+#define FTRING_MAX_SUBBUFS	65536
+
+extern struct mutex ftring_lock;
+extern struct mutex ftring_bufs_lock;
+extern struct rb_cpu **ftring_bufs;	/* [nr_cpu_ids]; set once per CPU */
+extern struct ftring_config ftring_cfg;	/* under ftring_bufs_lock */
+extern u64 ftring_events;		/* enabled mask, under ftring_lock */
+extern bool ftring_recording;		/* READ_ONCE in writers */
+
+/* common_flags as ftrace computes them (include/linux/trace_events.h) */
+static __always_inline u8 ftring_ctx_flags(void)
+{
+	u8 f = 0;
+
+	if (irqs_disabled())
+		f |= TRACE_FLAG_IRQS_OFF;
+	if (in_nmi())
+		f |= TRACE_FLAG_NMI;
+	if (in_hardirq())
+		f |= TRACE_FLAG_HARDIRQ;
+	if (in_serving_softirq())
+		f |= TRACE_FLAG_SOFTIRQ;
+	if (tif_need_resched())
+		f |= TRACE_FLAG_NEED_RESCHED;
+	return f;
+}
+
+/**
+ * ftring_reserve() - reserve a record of event @idx on this CPU's buffer and
+ * fill its common header.
+ * @bufp:	Out: the buffer, for ftring_commit().
+ * @idx:	Event index (enum ftring_event_index).
+ * @size:	Record size, common header included.
+ *
+ * Preemption must be off (tracepoint probes run so). Return: the record, or
+ * NULL (dropped or no buffer; do not commit).
+ */
+static __always_inline void *ftring_reserve(struct rb_cpu **bufp, unsigned int idx, u32 size)
+{
+	struct rb_cpu *buf = READ_ONCE(ftring_bufs[smp_processor_id()]);
+	struct ftp_entry *ent;
+	unsigned int pc;
+
+	/*
+	 * One flag gates every probe: start and stop take effect on all events at
+	 * the same instant, however long attaching the probes one by one takes,
+	 * so entry/exit pairs are only cut at the very edges of a capture.
+	 */
+	if (unlikely(!buf || !READ_ONCE(ftring_recording)))
+		return NULL;
+	ent = rb_reserve(buf, size);
+	if (unlikely(!ent))
+		return NULL;
+	/* the tracepoint's own preempt_disable() is not the traced context's */
+	pc = preempt_count() & 0xff;
+	ent->type = FTRING_EVENT_ID_BASE + idx;
+	ent->flags = ftring_ctx_flags();
+	ent->preempt_count = pc ? min(pc - 1, 0xfU) : 0;
+	ent->pid = current->pid;
+	*bufp = buf;
+	return ent;
+}
+
+static __always_inline void ftring_commit(struct rb_cpu *buf)
+{
+	rb_commit(buf);
+}
+
+/* dev.c */
+int ftring_dev_init(void);
+void ftring_dev_exit(void);
+int ftring_dev_add_cpu(int cpu);
+int ftring_get_reader(struct rb_cpu *buf);
+
+/* ctl.c */
+int ftring_ctl_init(void);
+void ftring_ctl_exit(void);
+int ftring_stop(void);
+void ftring_detach(void);
+
+/* marker.c */
+int ftring_marker_init(void);
+void ftring_marker_exit(void);
+
+/* fxt.c */
+int ftring_fxt_init(void);
+void ftring_fxt_exit(void);
+
+/* probes.c */
+int ftring_probes_init(void);
+int ftring_probes_set(u64 mask);
+
+/* events.c */
+int ftring_formats_init(void);
+void ftring_formats_exit(void);
+ssize_t ftring_formats_read(char __user *ubuf, size_t count, loff_t *ppos);
+
+#endif /* FTRING_H */

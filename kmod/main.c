@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ftring: per-CPU ftrace-format ring buffers fed by tracepoints
+ * and user markers, mapped to user space with the upstream trace_mmap ABI.
+ *
+ * Init order: formats, tracepoint lookup, buffers + devices for the online
+ * CPUs, CPU-online callback, control, marker and FXT devices. Exit undoes it in
+ * reverse after stopping the probes. Buffers are never freed while the module
+ * is loaded (an offline CPU keeps its data readable).
+ */
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include "ftring.h"
+
+static uint nr_subbufs = FTRING_DEFAULT_SUBBUFS;
+module_param(nr_subbufs, uint, 0444);
+MODULE_PARM_DESC(nr_subbufs, "sub-buffers per CPU ring at load (2..65536)");
+
+DEFINE_MUTEX(ftring_lock);		/* start/stop, events, config requests */
+DEFINE_MUTEX(ftring_bufs_lock);		/* buffer table, sizes, reset, mappings */
+struct rb_cpu **ftring_bufs;
+struct ftring_config ftring_cfg;
+u64 ftring_events = FTRING_EVENTS_DEFAULT;
+bool ftring_recording;
+static enum cpuhp_state ftring_hp_state;
+
+/* Gives @cpu a buffer (and its device) if it has none. ftring_bufs_lock held. */
+static int ftring_add_cpu(unsigned int cpu)
+{
+	struct rb_cpu *buf;
+	int ret;
+
+	if (ftring_bufs[cpu])
+		return 0;
+	buf = rb_cpu_alloc(cpu, ftring_cfg.nr_subbufs);
+	if (!buf)
+		return -ENOMEM;
+	buf->overwrite = ftring_cfg.mode == FTRING_MODE_OVERWRITE;
+	buf->clock = ftring_cfg.clock;
+	buf->watermark = ftring_cfg.watermark;
+	/* fully initialised before a writer on @cpu can see it */
+	smp_store_release(&ftring_bufs[cpu], buf);
+	ret = ftring_dev_add_cpu(cpu);
+	if (ret)
+		pr_warn("ftring: no device for cpu%u (%d)\n", cpu, ret);
+	return 0;
+}
+
+static int ftring_cpu_online(unsigned int cpu)
+{
+	int ret;
+
+	mutex_lock(&ftring_bufs_lock);
+	ret = ftring_add_cpu(cpu);
+	mutex_unlock(&ftring_bufs_lock);
+	return ret;
+}
+
+static void ftring_free_bufs(void)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		rb_cpu_free(ftring_bufs[cpu]);
+	kfree(ftring_bufs);
+}
+
+static int __init ftring_init(void)
+{
+	unsigned int cpu;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct ftring_meta) != 80);
+	BUILD_BUG_ON(sizeof(struct ftring_ev_sched_switch) != 64);
+	BUILD_BUG_ON(BITS_PER_LONG != 64);
+	BUILD_BUG_ON(FTRING_NR_EVENTS > 64);
+	if (nr_subbufs < 2 || nr_subbufs > FTRING_MAX_SUBBUFS)
+		return -EINVAL;
+	ftring_cfg.nr_subbufs = nr_subbufs;
+	ftring_cfg.subbuf_size = PAGE_SIZE;
+
+	ret = ftring_formats_init();
+	if (ret)
+		return ret;
+	ret = ftring_probes_init();
+	if (ret)
+		goto err_formats;
+	ret = -ENOMEM;
+	ftring_bufs = kcalloc(nr_cpu_ids, sizeof(*ftring_bufs), GFP_KERNEL);
+	if (!ftring_bufs)
+		goto err_formats;
+	ret = ftring_dev_init();
+	if (ret)
+		goto err_bufs;
+
+	cpus_read_lock();
+	mutex_lock(&ftring_bufs_lock);
+	for_each_online_cpu(cpu) {
+		ret = ftring_add_cpu(cpu);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&ftring_bufs_lock);
+	if (!ret)
+		ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN, "ftring:online",
+							   ftring_cpu_online, NULL);
+	cpus_read_unlock();
+	if (ret < 0)
+		goto err_dev;
+	ftring_hp_state = ret;
+
+	ret = ftring_ctl_init();
+	if (ret)
+		goto err_hp;
+	ret = ftring_marker_init();
+	if (ret)
+		goto err_ctl;
+	ret = ftring_fxt_init();
+	if (ret)
+		goto err_marker;
+	pr_info("ftring: %u sub-buffers per CPU, ABI %d.%d, event IDs %d..%d\n",
+		nr_subbufs, FTRING_ABI_MAJOR, FTRING_ABI_MINOR, FTRING_EVENT_ID_BASE,
+		FTRING_EVENT_ID_BASE + FTRING_NR_EVENTS - 1);
+	return 0;
+
+err_marker:
+	ftring_marker_exit();
+err_ctl:
+	ftring_ctl_exit();
+err_hp:
+	cpuhp_remove_state_nocalls(ftring_hp_state);
+err_dev:
+	ftring_dev_exit();
+err_bufs:
+	ftring_free_bufs();
+err_formats:
+	ftring_formats_exit();
+	return ret;
+}
+
+static void __exit ftring_exit(void)
+{
+	mutex_lock(&ftring_lock);
+	ftring_detach();
+	mutex_unlock(&ftring_lock);
+	ftring_fxt_exit();
+	ftring_marker_exit();
+	ftring_ctl_exit();
+	cpuhp_remove_state_nocalls(ftring_hp_state);
+	ftring_dev_exit();
+	ftring_free_bufs();
+	ftring_formats_exit();
+}
+
+module_init(ftring_init);
+module_exit(ftring_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("ftring: lock-free per-CPU ftrace-format ring buffers with mmap");

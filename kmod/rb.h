@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Ftring per-CPU ring buffer: types and the rules that make it safe.
+ *
+ * Words used below (those of Documentation/trace/ring-buffer-design.rst):
+ *   sub-buffer / page  one ftrace ring-buffer page (common/ftrace_page.h), id'd by
+ *                      its index in rb_cpu.pages[]; the id is what user space sees
+ *   ring               the pages linked by rb_page.next/prev; the writer goes round it
+ *   reader page        the one page outside the ring, handed to user space
+ *   tail               where the next event is reserved: page id + offset + state
+ *   commit page        the page the outermost writer publishes commit lengths into
+ *   head               the oldest ring page that may hold unread data
+ *
+ * Writers: only on their own CPU (preemption off), any context nesting: task <
+ * softirq < hardirq < NMI. They never lock and never allocate. Reservation is a
+ * cmpxchg on @tail; only the outermost writer (@nest == 1) publishes commit words.
+ *
+ * Reader: one swap at a time per CPU (@reader_lock), always executed ON the
+ * buffer's CPU with interrupts off (IPI) or on an offline CPU (no writer exists).
+ * It only swaps when @nest == 0, so no task/softirq/hardirq writer is between
+ * two of its steps; an NMI writer that lands during a swap sees @swapping and
+ * drops its event (counted in lost_busy). Links, @head's position in the ring
+ * and @reader_id therefore never change under a writer.
+ *
+ * Lock order (process context only):
+ *   ftring_lock (start/stop, events, config) > ftring_bufs_lock (buffer array,
+ *   sizes, reset; also taken by the CPU-online callback) > rb_cpu.reader_lock;
+ *   cpus_read_lock() > rb_cpu.reader_lock (GET_READER pins the CPU state).
+ */
+#ifndef FTRING_RB_H
+#define FTRING_RB_H
+
+#include "rb_env.h"
+#include "ftrace_page.h"
+#include "ftring_abi.h"
+
+/* @tail: page id in the high 32 bits, state flags, offset into the data area */
+#define RB_TAIL_INIT		BIT(31)	/* page switch in progress: writers drop */
+#define RB_TAIL_FULL		BIT(30)	/* page closed; offset = its real end */
+#define RB_TAIL_OFF_MASK	((1UL << 30) - 1)
+#define RB_TAIL(id, off)	(((unsigned long)(id) << 32) | (off))
+#define RB_TAIL_ID(t)		((u32)((t) >> 32))
+#define RB_TAIL_OFF(t)		((u32)((t) & RB_TAIL_OFF_MASK))
+
+/* Bounds of every retry loop (each WARNs once when reached). */
+#define RB_MAX_RETRIES		1000
+
+/**
+ * struct rb_page - descriptor of one sub-buffer.
+ * @addr:	Kernel address of the page (struct buffer_data_page layout).
+ * @next:	Next page id in the ring (for the reader page: where the writer goes
+ *		when it leaves it).
+ * @prev:	Previous page id in the ring (reader only).
+ * @real_end:	Data bytes in the page once the writer has left it.
+ * @flags:	Missed-events bits the publisher keeps in the commit word.
+ * @entries:	Events reserved in the page since the writer entered it.
+ * @lost:	Events dropped (ring full / busy) just before the writer entered it.
+ */
+struct rb_page {
+	void		*addr;
+	u32		next;
+	u32		prev;
+	u32		real_end;
+	u32		flags;
+	local_t		entries;
+	unsigned long	lost;
+};
+
+/**
+ * struct rb_cpu - one CPU's buffer. Writer-hot fields first.
+ * @tail:	See RB_TAIL(); moved by writers with cmpxchg.
+ * @nest:	Writers in progress on this CPU (reserve increments, commit
+ *		decrements). 1 = outermost.
+ * @reserves:	Reservations ever started; the outermost committer re-checks it
+ *		to catch a writer that slipped in while it was leaving.
+ * @nested_seq:	Bumped by every nested writer; the outermost compares it with
+ *		@stamp_seq to know whether @last_ts is the time of the last event.
+ * @stamp_seq:	@nested_seq value for which @last_ts is valid.
+ * @last_ts:	Time of the last event written by an outermost writer.
+ * @head:	Oldest ring page that may hold unread data (cmpxchg in overwrite).
+ * @commit_id:	Page whose commit word the outermost writer publishes.
+ * @reader_id:	Page handed to user space.
+ * @swapping:	A reader swap is running on this CPU (NMI writers drop).
+ * @swap_ret:	Result of the swap run by IPI on the buffer's CPU.
+ * @disabled:	FTRING_WARN_ON tripped: the buffer no longer records.
+ * @overwrite:	FTRING_MODE_OVERWRITE.
+ * @clock:	FTRING_CLOCK_*.
+ * @waiters:	Someone sleeps in poll/GET_READER: writers queue @wake_work.
+ * @wake_seq:	Bumped by ioctl(fd, 0): blocked GET_READERs return.
+ * @watermark:	Full pages that make the buffer readable (0 = any event).
+ * @data_size:	Bytes of event data a page holds (page size - 16).
+ * @nr_pages:	Pages in the ring (the mapping has @nr_pages + 1).
+ * @pages:	@nr_pages + 1 descriptors.
+ * @entries:	Events written.
+ * @overrun:	Events overwritten unread.
+ * @bytes:	Bytes of events written (headers and time extends included).
+ * @lost_full:	Drops: ring full, or caught up with the commit page.
+ * @lost_busy:	Drops: NMI during a swap, or a writer interrupting a page switch.
+ * @lost_too_big: Drops: event larger than a page.
+ * @lost_pending: Drops not yet attributed to a page (see rb_page.lost).
+ * @pages_done:	Pages the writer has left (for the watermark).
+ * @pages_gone:	Pages overwritten before being read.
+ * @read:	Events handed to the reader.
+ * @pages_read:	Full pages swapped out to the reader.
+ * @reader_read: Data bytes of the reader page reported consumed.
+ * @reader_counted: Entries of the reader page already counted in @read.
+ * @lost_events: Missed count reported with the current reader page.
+ * @last_overrun: @overrun when the previous reader page was handed out.
+ * @cpu:	The CPU.
+ * @meta:	The meta page (struct ftring_meta first).
+ * @mapped:	Live mappings of this buffer (raised under ftring_bufs_lock).
+ * @reader_lock: Serialises reader swaps, meta updates and reset.
+ * @waitq:	poll() and blocking GET_READER sleep here.
+ * @wake_work:	Wakes @waitq from any context (writers may be in NMI or hold
+ *		scheduler locks).
+ */
+struct rb_cpu {
+	local_t		tail;
+	local_t		nest;
+	local_t		reserves;
+	local_t		nested_seq;
+	unsigned long	stamp_seq;
+	u64		last_ts;
+	local_t		head;
+	u32		commit_id;
+	u32		reader_id;
+	int		swapping;
+	int		swap_ret;
+	int		disabled;
+	bool		overwrite;
+	u8		clock;
+	bool		waiters;
+	unsigned int	wake_seq;
+	u32		watermark;
+	u32		data_size;
+	u32		nr_pages;
+	struct rb_page	*pages;
+
+	local_t		entries;
+	local_t		overrun;
+	local_t		bytes;
+	local_t		lost_full;
+	local_t		lost_busy;
+	local_t		lost_too_big;
+	local_t		lost_pending;
+	local_t		pages_done;
+	local_t		pages_gone;
+
+	u64		read;
+	u64		pages_read;
+	u32		reader_read;
+	u32		reader_counted;
+	u64		lost_events;
+	u64		last_overrun;
+
+	int		cpu;
+	void		*meta;
+	atomic_t	mapped;
+	struct mutex	reader_lock;	/* see the lock order above */
+	wait_queue_head_t waitq;
+	struct irq_work	wake_work;
+};
+
+/*
+ * A broken invariant: WARN once and stop this CPU buffer (writers drop, the data
+ * already there stays readable). Evaluates to the condition.
+ */
+#define FTRING_WARN_ON(buf, cond)					\
+	({								\
+		struct rb_cpu *__b = (buf);				\
+		bool __c = !!(cond);					\
+		if (unlikely(__c)) {					\
+			WRITE_ONCE(__b->disabled, 1);			\
+			WARN_ONCE(1, "ftring: cpu%d: %s\n", __b->cpu, #cond); \
+		}							\
+		__c;							\
+	})
+
+static inline unsigned long rb_tail_read(struct rb_cpu *buf)
+{
+	return (unsigned long)local_read(&buf->tail);
+}
+
+/* true if @buf->tail was @old and is now @new */
+static inline bool rb_tail_cmpxchg(struct rb_cpu *buf, unsigned long old, unsigned long new)
+{
+	return (unsigned long)local_cmpxchg(&buf->tail, old, new) == old;
+}
+
+static inline void *rb_page_data(struct rb_cpu *buf, u32 id)
+{
+	return (char *)buf->pages[id].addr + FTP_HDR_SIZE;
+}
+
+static inline u64 *rb_page_commit(struct rb_cpu *buf, u32 id)
+{
+	return (u64 *)((char *)buf->pages[id].addr + FTP_COMMIT_OFFSET);
+}
+
+static inline u64 *rb_page_ts(struct rb_cpu *buf, u32 id)
+{
+	return (u64 *)((char *)buf->pages[id].addr + FTP_TS_OFFSET);
+}
+
+static inline u32 rb_page_len(struct rb_cpu *buf, u32 id)
+{
+	return (u32)(READ_ONCE(*rb_page_commit(buf, id)) & FTP_COMMIT_MASK);
+}
+
+static inline u64 rb_lost(struct rb_cpu *buf)
+{
+	return local_read(&buf->lost_full) + local_read(&buf->lost_busy) +
+	       local_read(&buf->lost_too_big);
+}
+
+/* rb_write.c */
+int rb_move_tail(struct rb_cpu *buf, unsigned long tail);
+void rb_publish_slow(struct rb_cpu *buf);
+void rb_drop(struct rb_cpu *buf, local_t *cause);
+
+/* rb_read.c */
+int rb_reader_swap(struct rb_cpu *buf);
+bool rb_readable(struct rb_cpu *buf);
+void rb_update_meta(struct rb_cpu *buf);
+
+/* rb_alloc.c */
+struct rb_cpu *rb_cpu_alloc(int cpu, u32 nr_pages);
+void rb_cpu_free(struct rb_cpu *buf);
+int rb_pages_alloc(struct rb_cpu *buf, u32 nr_pages, struct rb_page **pages);
+void rb_pages_free(struct rb_page *pages, u32 nr_pages);
+void rb_cpu_reset(struct rb_cpu *buf);
+
+#endif /* FTRING_RB_H */

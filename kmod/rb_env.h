@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the ring-buffer files (rb_*.c/h) need from their host.
+ *
+ * In the kernel: the kernel headers. In user space (tests/kmod-user): a shim with
+ * the same names (local_t, barriers, WARN_ONCE, per-CPU emulation), so the SAME
+ * ring-buffer sources are stress-tested with threads and signal-handler writers.
+ */
+#ifndef FTRING_RB_ENV_H
+#define FTRING_RB_ENV_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/bits.h>
+#include <linux/compiler.h>
+#include <linux/bug.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/irq_work.h>
+#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
+#include <linux/trace_clock.h>
+#include <asm/local.h>
+#else
+#include "rb_shim.h"
+#endif
+
+#endif /* FTRING_RB_ENV_H */

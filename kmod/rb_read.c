@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reader side: hand a page to user space (the GET_READER
+ * swap), stamp missed events, refresh the meta page.
+ *
+ * Why the swap is simple and still safe against an overwriting writer: it runs
+ * on the buffer's own CPU with interrupts off (dev.c sends an IPI; an offline
+ * CPU has no writer at all), and it gives up with -EAGAIN if it interrupted a
+ * writer (@nest != 0). So no task, softirq or hardirq writer is mid-reservation
+ * while links, head and reader_id change. Only an NMI can still come in; it
+ * sees @swapping set before we looked at @nest and drops its event. The swap
+ * itself is O(1): four link updates, like upstream's reader-page splice, with
+ * none of the tagged-pointer cmpxchg upstream needs for a cross-CPU reader.
+ */
+#include "rb_write.h"
+
+/* Marks the page handed out after a loss (RB_MISSED_EVENTS, RB_MISSED_STORED). */
+static void rb_stamp_missed(struct rb_cpu *buf, u32 id, u64 missed, bool writer_on_it)
+{
+	if (!missed)
+		return;
+	if (writer_on_it) {
+		/*
+		 * The writer still appends to this page: the count cannot go after
+		 * the data; the flag rides along in every commit word it publishes.
+		 */
+		buf->pages[id].flags |= (u32)FTP_MISSED_EVENTS;
+		WRITE_ONCE(*rb_page_commit(buf, id),
+			   READ_ONCE(*rb_page_commit(buf, id)) | FTP_MISSED_EVENTS);
+		return;
+	}
+	ftp_page_set_missed(buf->pages[id].addr, buf->data_size + FTP_HDR_SIZE, missed);
+}
+
+/**
+ * rb_reader_swap() - advance the reader (the core of GET_READER).
+ * @buf: The buffer; called on its CPU with interrupts off, or with the CPU
+ *	 offline, and with @buf->reader_lock held.
+ *
+ * If the reader page has data not yet reported, report it. Otherwise, if the
+ * ring holds data, splice the head page out as the new reader page and put the
+ * old reader page in its place.
+ *
+ * Return: 0 (the reader fields describe the reader page), or -EAGAIN when a
+ * writer was interrupted (the caller retries).
+ */
+int rb_reader_swap(struct rb_cpu *buf)
+{
+	u32 r = buf->reader_id, len, head, tail_id, p, n;
+	struct rb_page *hpg;
+	unsigned long tail;
+	u64 overrun, missed;
+	int ret = 0;
+
+	WRITE_ONCE(buf->swapping, 1);
+	/* an NMI writer after this point sees @swapping; one before it is done */
+	barrier();
+	if (local_read(&buf->nest)) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	/* no writer in progress: whatever is reserved is written; publish it */
+	rb_publish(buf);
+
+	tail = rb_tail_read(buf);
+	tail_id = RB_TAIL_ID(tail);
+	len = rb_page_len(buf, r);
+	if (len > buf->reader_read) {
+		u32 entries = (u32)local_read(&buf->pages[r].entries);
+
+		buf->read += entries - buf->reader_counted;
+		buf->reader_counted = entries;
+		buf->reader_read = len;
+		goto out;
+	}
+	if (tail_id == r)
+		goto out;	/* the writer is on the reader page: nothing new */
+
+	head = (u32)local_read(&buf->head);
+	hpg = &buf->pages[head];
+	if (head == tail_id && !RB_TAIL_OFF(tail))
+		goto out;	/* empty */
+
+	/* splice: prev(head) -> r -> next(head); head leaves the ring */
+	p = hpg->prev;
+	n = hpg->next;
+	buf->pages[p].next = r;
+	buf->pages[r].prev = p;
+	buf->pages[r].next = n;
+	buf->pages[n].prev = r;
+	local_set(&buf->head, n);
+	buf->reader_id = head;
+
+	overrun = local_read(&buf->overrun);
+	missed = hpg->lost + overrun - buf->last_overrun;
+	buf->last_overrun = overrun;
+	hpg->lost = 0;
+	rb_stamp_missed(buf, head, missed, head == tail_id);
+	buf->lost_events = missed;
+
+	buf->reader_counted = (u32)local_read(&hpg->entries);
+	buf->read += buf->reader_counted;
+	buf->reader_read = rb_page_len(buf, head);
+	if (head != tail_id)
+		buf->pages_read++;
+out:
+	barrier();
+	WRITE_ONCE(buf->swapping, 0);
+	return ret;
+}
+
+/**
+ * rb_readable() - does @buf have data for a reader waiting on its watermark?
+ * @buf: The buffer. Lockless, racy by design: used to decide whether to wake.
+ */
+bool rb_readable(struct rb_cpu *buf)
+{
+	u64 full;
+
+	if (!READ_ONCE(buf->watermark))
+		return (u64)(local_read(&buf->entries) - local_read(&buf->overrun)) !=
+		       READ_ONCE(buf->read);
+	full = local_read(&buf->pages_done) - local_read(&buf->pages_gone) -
+	       READ_ONCE(buf->pages_read);
+	return full >= READ_ONCE(buf->watermark);
+}
+
+/**
+ * rb_update_meta() - copy the reader state and counters to the meta page.
+ * @buf: The buffer, with @buf->reader_lock held.
+ */
+void rb_update_meta(struct rb_cpu *buf)
+{
+	struct ftring_meta *meta = buf->meta;
+
+	meta->meta_page_size = FTP_HDR_SIZE + buf->data_size;
+	meta->meta_struct_len = sizeof(*meta);
+	meta->subbuf_size = FTP_HDR_SIZE + buf->data_size;
+	meta->nr_subbufs = buf->nr_pages + 1;
+	meta->reader.lost_events = buf->lost_events;
+	meta->reader.id = buf->reader_id;
+	meta->reader.read = buf->reader_read;
+	meta->flags = 0;
+	meta->entries = local_read(&buf->entries);
+	meta->overrun = local_read(&buf->overrun);
+	meta->read = buf->read;
+}

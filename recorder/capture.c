@@ -1,0 +1,728 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The capture core (see capture.h): tracing state (tracing.c) + page source
+ * (source_*.c) + v7 writer, moved by the caller's loop.
+ *
+ * Page path: per wake-up and CPU, up to a few batches of batch_pages pages go from the
+ * source into one preallocated buffer and from there to the writer (compressed), or
+ * straight from the source into the file at the writer's reserved offset (splice,
+ * uncompressed). Nothing allocates or logs there; an error is logged once and sticks.
+ *
+ * A full CPU region is not an error of the capture: the pages the writer refused stay
+ * in the batch buffer ("held") and capture_service() returns -ENOSPC until the caller
+ * rotates; capture_rotate() writes them first to the next file, so the per-CPU page
+ * stream goes on across files without a gap or a duplicate.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "log.h"
+#include "meta.h"
+#include "tracing.h"
+
+#ifndef RECORDERD_VERSION
+#define RECORDERD_VERSION	"0.1"
+#endif
+
+#define DEF_PERIOD_MS	200
+#define DEF_SYNC_MS	1000
+#define DEF_BATCH	256
+#define DEF_WATERMARK	10	/* buffer_percent: see tracing.c */
+#define ROUNDS_PER_WAKE	4	/* batches per CPU per wake-up, so that no CPU starves */
+/*
+ * Batches per CPU drained at a rotation while tracing runs: bounds the drain against a
+ * producer as fast as we are; what is left goes to the next file.
+ */
+#define ROTATE_ROUNDS	1024
+
+struct capture {
+	char				*output;
+	char				*instance;
+	struct tracing			*tr;
+	struct trace_meta		meta;
+	int				meta_ok;
+	struct source			*src;
+	const char			*source_name;	/* static, outlives the source */
+	unsigned int			page_size;
+	int				fd;
+	struct v7_writer		*w;
+	struct v7_params		wp;		/* kept for the files of rotations */
+	char				*clock;		/* wp.clock */
+	int				zero_copy;	/* splice pages into the file */
+	char				*buf;		/* batch buffer */
+	size_t				batch;
+	size_t				held;		/* pages in @buf the region refused */
+	int				held_cpu;
+	int				full_logged;	/* "region full" said for this file */
+	int				ncpus;
+	struct capture_cpu_status	*cpu;
+	unsigned int			period_ms;
+	unsigned int			sync_ms;
+	uint64_t			t0_ns;
+	uint64_t			next_tick_ns;
+	uint64_t			next_sync_ns;
+	uint64_t			raw_bytes;	/* kept after the writer is gone */
+	uint64_t			file_bytes;
+	uint64_t			done_raw;	/* files finished by capture_rotate */
+	uint64_t			done_file;
+	unsigned int			rotations;
+	double				seconds;
+	int				running;
+	int				paused;		/* capture_drain() turned tracing off */
+	int				stopped;
+	int				error;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Records the first error and says, once, what it means for the file. */
+static int fail(struct capture *c, int err, int cpu)
+{
+	if (c->error)
+		return c->error;
+	c->error = err;
+	if (err == -ENOSPC || err == -EDQUOT || err == -EFBIG)
+		log_err("writing %s: %s; the file keeps every chunk up to the last sync",
+			c->output, strerror(-err));
+	else
+		log_err("moving pages of CPU %d to %s: %s", cpu, c->output, strerror(-err));
+	return err;
+}
+
+/*
+ * A full CPU region: not sticky, the caller rotates (capture_rotate) or stops. Said
+ * once per file, as the caller may take a while to react.
+ */
+static int region_full(struct capture *c, int cpu)
+{
+	if (!c->full_logged)
+		log_warn("CPU %d's region of %s is full: rotate to a new file or give a larger region",
+			 cpu, c->output);
+	c->full_logged = 1;
+	return -ENOSPC;
+}
+
+/*
+ * Appends as many of the @n pages at @pages as @cpu's region takes, in order. A
+ * refused batch is halved until it fits, so a region is filled to its end.
+ * Return: pages taken, or the writer's -errno (none of the failing call taken).
+ */
+static long append_fitting(struct capture *c, int cpu, const char *pages, size_t n)
+{
+	size_t done = 0, try = n;
+	int ret;
+
+	while (done < n) {
+		ret = v7_append_pages(c->w, cpu, pages + done * c->page_size, try);
+		if (!ret) {
+			done += try;
+			if (try > n - done)
+				try = n - done;
+			continue;
+		}
+		if (ret != -ENOSPC || v7_error(c->w))
+			return ret;
+		if (try == 1)
+			break;
+		try /= 2;
+	}
+	return (long)done;
+}
+
+static void account(struct capture *c, int cpu, size_t n)
+{
+	c->cpu[cpu].pages += n;
+	c->cpu[cpu].bytes += (uint64_t)n * c->page_size;
+}
+
+/*
+ * Gives the held pages to the writer. Return: 0 when none is left held, -ENOSPC when
+ * the region is still full, or a writer error.
+ */
+static int write_held(struct capture *c)
+{
+	long took;
+
+	if (!c->held)
+		return 0;
+	took = append_fitting(c, c->held_cpu, c->buf, c->held);
+	if (took < 0)
+		return (int)took;
+	account(c, c->held_cpu, (size_t)took);
+	c->held -= (size_t)took;
+	if (c->held) {
+		memmove(c->buf, c->buf + (size_t)took * c->page_size, c->held * c->page_size);
+		return region_full(c, c->held_cpu);
+	}
+	return 0;
+}
+
+/*
+ * The writer took @took (or -errno) of the @n pages in the batch buffer: they are gone
+ * from the source, so the rest stays there for the next file.
+ */
+static int hold(struct capture *c, int cpu, size_t n, long took)
+{
+	size_t done = took > 0 ? (size_t)took : 0;
+
+	account(c, cpu, done);
+	c->held = n - done;
+	c->held_cpu = cpu;
+	memmove(c->buf, c->buf + done * c->page_size, c->held * c->page_size);
+	return took < 0 ? fail(c, (int)took, cpu) : region_full(c, cpu);
+}
+
+/* Up to @rounds batches of @cpu to the writer. Return: pages moved, or -errno. */
+static long move_cpu(struct capture *c, int cpu, int flush, int rounds)
+{
+	const struct source_ops *ops = c->src->ops;
+	long total = 0, took;
+	size_t want = c->batch;
+	int ret;
+	ssize_t r;
+
+	/* The batch buffer holds refused pages: nothing is read before they are written. */
+	if (c->held)
+		return -ENOSPC;
+	while (rounds--) {
+		if (c->zero_copy) {
+			size_t max;
+			off_t off;
+
+			ret = v7_reserve_pages(c->w, cpu, &off, &max);
+			if (ret == -ENOSPC)
+				return region_full(c, cpu);
+			if (ret)
+				return fail(c, ret, cpu);
+			/* Up to the region's end: the next round then says it is full. */
+			want = max < c->batch ? max : c->batch;
+			r = ops->splice_pages(c->src, cpu, c->fd, off, want, flush);
+			if (r > 0) {
+				ret = v7_commit_pages(c->w, cpu, (size_t)r);
+				if (ret)
+					return fail(c, ret, cpu);
+			}
+		} else {
+			r = ops->read_pages(c->src, cpu, c->buf, c->batch, flush);
+			if (r > 0) {
+				took = append_fitting(c, cpu, c->buf, (size_t)r);
+				if (took != r)
+					return hold(c, cpu, (size_t)r, took);
+			}
+		}
+		if (r < 0)
+			return fail(c, (int)r, cpu);
+		account(c, cpu, (size_t)r);
+		total += r;
+		if ((size_t)r < want)
+			break;
+	}
+	return total;
+}
+
+static int add_options(struct capture *c, struct v7_writer *w)
+{
+	struct utsname u;
+	uint64_t id = 0;
+	char buf[4 * sizeof(u.release)];
+	int ret = 0;
+
+	if (c->meta.trace_clock)
+		ret = v7_add_option(w, V7_OPT_TRACECLOCK, c->meta.trace_clock,
+				    (uint32_t)strlen(c->meta.trace_clock) + 1);
+	if (!ret && !uname(&u)) {
+		snprintf(buf, sizeof(buf), "%s %s %s %s", u.sysname, u.nodename, u.release,
+			 u.machine);
+		ret = v7_add_option(w, V7_OPT_UNAME, buf, (uint32_t)strlen(buf) + 1);
+	}
+	if (!ret) {
+		snprintf(buf, sizeof(buf), "recorderd %s", RECORDERD_VERSION);
+		ret = v7_add_option(w, V7_OPT_VERSION, buf, (uint32_t)strlen(buf) + 1);
+	}
+	if (!ret && getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
+		ret = v7_add_option(w, V7_OPT_TRACEID, &id, sizeof(id));
+	return ret;
+}
+
+struct capture *capture_start(const struct capture_params *p, int *err)
+{
+	struct capture *c = calloc(1, sizeof(*c));
+	const struct source_ops *ops;
+	struct tracing_params tp = {
+		.instance = p->instance,
+		.create = p->create_instance,
+		.events = p->events,
+		.nr_events = p->nr_events,
+		.buffer_kb = p->buffer_kb,
+		.overwrite = p->overwrite ? 1 : -1,
+		.clock = p->clock,
+		.buffer_percent = p->watermark ? p->watermark : DEF_WATERMARK,
+	};
+	struct source_params sp = {
+		.instance = p->instance,
+		.buffer_kb = p->buffer_kb,
+		.overwrite = p->overwrite,
+		.events = p->events,
+		.nr_events = p->nr_events,
+		.clock = p->clock,
+	};
+	struct v7_params *wp;
+	const char *name;
+	int ret;
+
+	if (!c) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	wp = &c->wp;
+	c->fd = -1;
+	c->output = strdup(p->output ? p->output : "trace.dat");
+	c->instance = p->instance ? strdup(p->instance) : NULL;
+	if (!c->output || (p->instance && !c->instance)) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	/* The output first: a bad path must not change any tracing state. */
+	c->fd = open(c->output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (c->fd < 0) {
+		ret = -errno;
+		log_err("cannot create output file %s: %s", c->output, strerror(errno));
+		goto fail;
+	}
+	/*
+	 * A source with events of its own (the module) leaves tracefs alone; the tracefs
+	 * sources are probed once tracing_setup() made their instance.
+	 */
+	name = p->source ? p->source : "auto";
+	ops = strcmp(name, "auto") ? NULL : source_find_module(name, &sp);
+	if (!ops && strcmp(name, "mmap") && strcmp(name, "splice") && strcmp(name, "auto")) {
+		ops = source_find(name, &sp);
+		if (!ops) {
+			ret = -ENODEV;
+			goto fail;
+		}
+	}
+	if (ops && (ops->flags & SOURCE_OWN_EVENTS)) {
+		/* The source (the module) records its own events: tracefs stays as it is. */
+		tp.events = NULL;
+		tp.nr_events = 0;
+		tp.buffer_kb = 0;
+		tp.overwrite = -1;
+		tp.clock = NULL;
+		tp.buffer_percent = -1;
+	}
+	c->tr = tracing_setup(&tp, &ret);
+	if (!c->tr)
+		goto fail;
+	if (!ops) {
+		ops = source_find(strcmp(name, "auto") ? name : "tracefs", &sp);
+		if (!ops) {
+			ret = -ENODEV;
+			goto fail;
+		}
+	}
+	ret = meta_collect(&c->meta, p->instance);
+	if (ret)
+		goto fail;
+	c->meta_ok = 1;
+	c->src = source_open(ops, &sp, &ret);
+	if (!c->src)
+		goto fail;
+	if (ops->add_meta) {
+		ret = ops->add_meta(c->src, &c->meta);
+		if (ret)
+			goto fail;
+	}
+	if (c->src->page_size != c->meta.page_size) {
+		log_err("source %s gives %u-byte pages but events/header_page says %u",
+			ops->name, c->src->page_size, c->meta.page_size);
+		ret = -EPROTO;
+		goto fail;
+	}
+	c->ncpus = c->src->ncpus;
+	c->source_name = ops->name;
+	c->page_size = c->src->page_size;
+	c->cpu = calloc((size_t)c->ncpus, sizeof(*c->cpu));
+	c->batch = p->batch_pages ? p->batch_pages : DEF_BATCH;
+	c->zero_copy = p->comp == V7_COMP_NONE && ops->splice_pages;
+	c->buf = c->zero_copy ? NULL : malloc(c->batch * c->src->page_size);
+	if (!c->cpu || (!c->zero_copy && !c->buf)) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	name = ops->clock_name ? ops->clock_name(c->src) : tracing_clock(c->tr);
+	c->clock = strdup(name ? name : "local");
+	if (!c->clock) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	wp->fd = c->fd;
+	wp->page_size = c->src->page_size;
+	wp->ncpus = c->ncpus;
+	wp->comp = p->comp;
+	wp->zstd_level = p->zstd_level;
+	wp->chunk_pages = p->chunk_pages;
+	wp->region_bytes = p->region_bytes;
+	wp->clock = c->clock;
+	wp->buffer_name = "";
+	c->w = v7_create(wp, &c->meta);
+	if (!c->w) {
+		ret = errno ? -errno : -EIO;
+		log_err("cannot write the trace.dat header to %s: %s", c->output, strerror(-ret));
+		goto fail;
+	}
+	ret = add_options(c, c->w);
+	if (ret) {
+		log_err("cannot add options to %s: %s", c->output, strerror(-ret));
+		goto fail;
+	}
+	c->period_ms = p->period_ms ? p->period_ms : DEF_PERIOD_MS;
+	c->sync_ms = p->sync_ms ? p->sync_ms : DEF_SYNC_MS;
+	c->t0_ns = now_ns();
+	c->next_tick_ns = c->t0_ns + c->period_ms * 1000000ULL;
+	c->next_sync_ns = c->t0_ns + c->sync_ms * 1000000ULL;
+	ret = tracing_set_on(c->tr, 1);
+	if (ret)
+		goto fail;
+	c->running = 1;
+	log_debug("recording %s with source %s, %d CPUs, %u-byte pages, to %s",
+		  c->instance ? c->instance : "the top buffer", ops->name, c->ncpus,
+		  c->src->page_size, c->output);
+	return c;
+fail:
+	v7_free(c->w);
+	source_close(c->src);
+	if (c->meta_ok)
+		meta_free(&c->meta);
+	tracing_free(c->tr);
+	if (c->fd >= 0) {
+		close(c->fd);
+		unlink(c->output);
+	}
+	free(c->buf);
+	free(c->cpu);
+	free(c->clock);
+	free(c->instance);
+	free(c->output);
+	free(c);
+	*err = ret ? ret : -EIO;
+	return NULL;
+}
+
+int capture_fds(struct capture *c, struct capture_fd *fds, int max)
+{
+	int n = 0;
+
+	if (!c->running)
+		return 0;
+	for (int i = 0; i < c->ncpus && n < max; i++) {
+		int fd = c->src->ops->poll_fd ? c->src->ops->poll_fd(c->src, i) : -1;
+
+		if (fd < 0)
+			continue;
+		fds[n].fd = fd;
+		fds[n].cpu = i;
+		n++;
+	}
+	return n;
+}
+
+int capture_timeout_ms(struct capture *c)
+{
+	uint64_t now = now_ns();
+
+	if (!c->running || now >= c->next_tick_ns)
+		return 0;
+	return (int)((c->next_tick_ns - now + 999999) / 1000000);
+}
+
+long capture_service(struct capture *c, int cpu)
+{
+	uint64_t now;
+	long total = 0, r;
+	int ret;
+
+	if (c->error)
+		return c->error;
+	if (!c->running)
+		return 0;
+	if (cpu >= 0) {
+		if (cpu >= c->ncpus)
+			return -EINVAL;
+		total = move_cpu(c, cpu, 0, ROUNDS_PER_WAKE);
+	} else {
+		for (int i = 0; i < c->ncpus && total >= 0; i++) {
+			r = move_cpu(c, i, 0, ROUNDS_PER_WAKE);
+			total = r < 0 ? r : total + r;
+		}
+	}
+	if (total < 0)
+		return total;
+	now = now_ns();
+	if (cpu < 0)
+		c->next_tick_ns = now + c->period_ms * 1000000ULL;
+	if (now >= c->next_sync_ns) {
+		c->next_sync_ns = now + c->sync_ms * 1000000ULL;
+		ret = v7_sync(c->w);
+		if (ret)
+			return fail(c, ret, -1);
+	}
+	return total;
+}
+
+/*
+ * Finishes the current file: CMDLINES (read now: cheap, and it has the tasks seen since
+ * the start), CPUSTAT, the tail; syncs and closes it. The writer is gone afterwards.
+ */
+static int finish_file(struct capture *c)
+{
+	char **cpustat = NULL, *cmdlines = NULL;
+	size_t cmdlines_len = 0;
+	int ret, err = 0;
+
+	for (int i = 0; i < c->ncpus; i++) {
+		struct source_cpu_stats st = { 0 };
+
+		if (c->src->ops->stats && !c->src->ops->stats(c->src, i, &st)) {
+			c->cpu[i].entries = st.entries;
+			c->cpu[i].overrun = st.overrun;
+			c->cpu[i].lost = st.lost;
+		}
+	}
+	cmdlines = tracing_read(NULL, "saved_cmdlines", &cmdlines_len);
+	cpustat = calloc((size_t)c->ncpus, sizeof(*cpustat));
+	for (int i = 0; cpustat && c->src->ops->cpustat_text && i < c->ncpus; i++)
+		cpustat[i] = c->src->ops->cpustat_text(c->src, i);
+	ret = v7_finish(c->w, cmdlines, cmdlines_len, cpustat);
+	if (ret) {
+		err = ret;
+		log_err("finishing %s: %s", c->output, strerror(-ret));
+	}
+	if (!ret && fdatasync(c->fd)) {
+		err = -errno;
+		log_err("writing %s: %s", c->output, strerror(errno));
+	}
+	v7_counters(c->w, &c->raw_bytes, &c->file_bytes);
+	for (int i = 0; cpustat && i < c->ncpus; i++)
+		free(cpustat[i]);
+	free(cpustat);
+	free(cmdlines);
+	v7_free(c->w);
+	c->w = NULL;
+	close(c->fd);
+	c->fd = -1;
+	return err;
+}
+
+/* At stop there is no next file for the pages a full region refused: say so. */
+static void drop_held(struct capture *c)
+{
+	if (!c->held)
+		return;
+	log_err("%zu pages of CPU %d did not fit in %s and are lost", c->held, c->held_cpu,
+		c->output);
+	c->held = 0;
+}
+
+/* Nothing new from here on; everything already written gets drained. */
+static void pause_capture(struct capture *c)
+{
+	if (c->paused)
+		return;
+	c->paused = 1;
+	tracing_set_on(c->tr, 0);
+	if (c->src->ops->stop)
+		c->src->ops->stop(c->src);
+}
+
+int capture_drain(struct capture *c)
+{
+	long r;
+
+	if (!c->running || c->stopped)
+		return -EINVAL;
+	if (c->error)
+		return c->error;
+	pause_capture(c);
+	for (int i = 0; i < c->ncpus; i++) {
+		r = move_cpu(c, i, 1, INT_MAX);
+		if (r < 0)
+			return (int)r;
+	}
+	return 0;
+}
+
+int capture_stop(struct capture *c)
+{
+	int ret;
+
+	if (c->stopped)
+		return c->error;
+	c->stopped = 1;
+	pause_capture(c);
+	drop_held(c);
+	for (int i = 0; i < c->ncpus && !c->error; i++) {
+		move_cpu(c, i, 1, INT_MAX);
+		drop_held(c);
+	}
+	c->running = 0;
+	c->seconds = (double)(now_ns() - c->t0_ns) / 1e9;
+	ret = finish_file(c);
+	if (ret && !c->error)
+		c->error = ret;
+	source_close(c->src);
+	c->src = NULL;
+	ret = tracing_restore(c->tr);
+	if (ret && !c->error)
+		c->error = ret;
+	return c->error;
+}
+
+int capture_rotate(struct capture *c, const char *output)
+{
+	struct v7_writer *w;
+	size_t held;
+	char *name;
+	int fd, ret;
+
+	if (!c->running || c->stopped || !output)
+		return -EINVAL;
+	/* A full disk (the writer's error) is what a new file can get past; nothing else. */
+	if (c->error && c->error != v7_error(c->w))
+		return c->error;
+	name = strdup(output);
+	if (!name)
+		return -ENOMEM;
+	/*
+	 * The new file is made complete (metadata, options) before the old one is touched:
+	 * a failure here leaves the capture as it was. The source keeps buffering meanwhile.
+	 */
+	fd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		log_err("cannot create output file %s: %s", name, strerror(errno));
+		free(name);
+		return ret;
+	}
+	c->wp.fd = fd;
+	w = v7_create(&c->wp, &c->meta);
+	if (!w) {
+		ret = errno ? -errno : -EIO;
+		log_err("cannot write the trace.dat header to %s: %s", name, strerror(-ret));
+		goto fail;
+	}
+	ret = add_options(c, w);
+	if (ret) {
+		log_err("cannot add options to %s: %s", name, strerror(-ret));
+		v7_free(w);
+		goto fail;
+	}
+
+	/* Everything written so far goes to the old file, as far as its regions take it. */
+	for (int i = 0; i < c->ncpus && !c->error && !c->held; i++)
+		move_cpu(c, i, 1, ROTATE_ROUNDS);
+	ret = finish_file(c);
+	if (ret)
+		log_warn("%s is valid up to its last synced chunk", c->output);
+	c->done_raw += c->raw_bytes;
+	c->done_file += c->file_bytes;
+	c->rotations++;
+
+	c->w = w;
+	c->fd = fd;
+	free(c->output);
+	c->output = name;
+	c->error = 0;
+	c->full_logged = 0;
+	c->raw_bytes = 0;
+	c->file_bytes = 0;
+	for (int i = 0; i < c->ncpus; i++) {
+		c->cpu[i].pages = 0;
+		c->cpu[i].bytes = 0;
+	}
+	/*
+	 * The pages the old file refused open the new one, before anything newer. What
+	 * an empty region cannot take either makes the caller rotate again.
+	 */
+	held = c->held;
+	ret = write_held(c);
+	if (ret == -ENOSPC && c->held == held) {
+		log_err("%s: a CPU region cannot take one %u-byte page", c->output, c->page_size);
+		return fail(c, -EFBIG, c->held_cpu);
+	}
+	if (ret && ret != -ENOSPC)
+		return fail(c, ret, c->held_cpu);
+	c->next_sync_ns = now_ns() + c->sync_ms * 1000000ULL;
+	return 0;
+fail:
+	close(fd);
+	unlink(name);
+	free(name);
+	return ret;
+}
+
+void capture_status(struct capture *c, struct capture_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (c->src) {
+		for (int i = 0; i < c->ncpus; i++) {
+			struct source_cpu_stats ss = { 0 };
+
+			if (c->src->ops->stats && !c->src->ops->stats(c->src, i, &ss)) {
+				c->cpu[i].entries = ss.entries;
+				c->cpu[i].overrun = ss.overrun;
+				c->cpu[i].lost = ss.lost;
+			}
+		}
+	}
+	st->source = c->source_name;
+	st->page_size = c->page_size;
+	if (c->w)
+		v7_counters(c->w, &c->raw_bytes, &c->file_bytes);
+	st->ncpus = c->ncpus;
+	st->running = c->running;
+	st->error = c->error;
+	st->raw_bytes = c->raw_bytes;
+	st->file_bytes = c->file_bytes;
+	st->done_raw_bytes = c->done_raw;
+	st->done_file_bytes = c->done_file;
+	st->rotations = c->rotations;
+	for (int i = 0; i < c->ncpus; i++) {
+		st->pages += c->cpu[i].pages;
+		st->lost += c->cpu[i].lost + c->cpu[i].overrun;
+	}
+	st->seconds = c->running ? (double)(now_ns() - c->t0_ns) / 1e9 : c->seconds;
+	st->cpu = c->cpu;
+}
+
+void capture_free(struct capture *c)
+{
+	if (!c)
+		return;
+	if (!c->stopped)
+		capture_stop(c);
+	if (c->meta_ok)
+		meta_free(&c->meta);
+	tracing_free(c->tr);
+	free(c->buf);
+	free(c->cpu);
+	free(c->clock);
+	free(c->instance);
+	free(c->output);
+	free(c);
+}

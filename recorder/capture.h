@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The capture core shared by `recorderd record` and the daemon: tracing state, page
+ * source and v7 writer of one recording, driven by the caller's event loop.
+ *
+ *	c = capture_start(&params, &err);
+ *	loop:	poll(capture_fds(c, ...) + signals + ..., capture_timeout_ms(c));
+ *		capture_service(c, cpu_that_was_readable_or_-1);
+ *	capture_rotate(c, next);	at any time while running: the file switch loses nothing
+ *	capture_stop(c);	drains every page written before the call, finishes the file
+ *	capture_free(c);
+ *
+ * Pages move in batches (up to batch_pages per CPU per wake), on the source's
+ * watermark wake-up or on the timer, never per event. The page path neither
+ * allocates nor logs. Errors are -errno; the first one is logged once, where it is
+ * detected, and sticks (capture_status().error), except -ENOSPC for a full CPU region
+ * of the file, which capture_rotate() clears without losing a page.
+ */
+#ifndef REC_CAPTURE_H
+#define REC_CAPTURE_H
+
+#include <stdint.h>
+
+#include "source.h"
+#include "v7_writer.h"
+
+struct capture;
+
+struct capture_params {
+	const char		*source;	/* "auto", "mmap", "splice", "kmod" */
+	const char		*instance;	/* tracefs instance, NULL = top buffer */
+	int			create_instance; /* create @instance if missing (removed at stop) */
+	const char *const	*events;	/* "SYSTEM" or "SYSTEM:EVENT", may be NULL */
+	int			nr_events;
+	const char		*output;	/* file to create (truncated) */
+	enum v7_compression	comp;
+	int			zstd_level;	/* 0 = writer default */
+	unsigned int		chunk_pages;	/* 0 = writer default */
+	uint64_t		region_bytes;	/* per-CPU file region, 0 = writer default */
+	unsigned int		buffer_kb;	/* per-CPU ring size to set, 0 = leave */
+	int			overwrite;	/* flight recorder mode */
+	const char		*clock;		/* trace clock to select, NULL = leave */
+	unsigned int		period_ms;	/* timer wake-up, 0 = 200 ms */
+	unsigned int		sync_ms;	/* v7_sync() interval, 0 = 1000 ms */
+	unsigned int		batch_pages;	/* pages per CPU per wake-up, 0 = 256 */
+	int			watermark;	/* buffer_percent to wake at, 0 = 10, -1 = leave */
+};
+
+/* One fd the caller's loop polls for POLLIN; readable means "service @cpu". */
+struct capture_fd {
+	int	fd;
+	int	cpu;
+};
+
+struct capture_cpu_status {
+	uint64_t	pages;		/* pages moved to the current file */
+	uint64_t	bytes;		/* bytes of those pages */
+	uint64_t	entries;	/* events the kernel wrote (source stats) */
+	uint64_t	overrun;	/* events lost to overwrite */
+	uint64_t	lost;		/* events dropped, buffer full */
+};
+
+struct capture_status {
+	const char			*source;	/* name of the source in use */
+	int				ncpus;
+	unsigned int			page_size;
+	int				running;	/* between start and stop */
+	int				error;		/* first error, -errno, or 0 */
+	uint64_t			raw_bytes;	/* page bytes given to the writer */
+	uint64_t			file_bytes;	/* bytes in the output file */
+	uint64_t			done_raw_bytes;	/* of the files capture_rotate() finished */
+	uint64_t			done_file_bytes;
+	unsigned int			rotations;	/* files capture_rotate() finished */
+	uint64_t			pages;		/* sum over CPUs, this file */
+	uint64_t			lost;		/* sum of lost + overrun */
+	double				seconds;	/* since start */
+	const struct capture_cpu_status	*cpu;		/* [ncpus], valid until capture_free */
+};
+
+/**
+ * capture_start() - set tracing up and start recording
+ * @p:		what to record and where
+ * @err:	set to -errno on failure (a message has been logged)
+ *
+ * Enables the events, collects the metadata, opens the source and creates the file.
+ * On failure, every tracing setting changed so far is restored.
+ *
+ * Return: the capture, or NULL.
+ */
+struct capture *capture_start(const struct capture_params *p, int *err);
+
+/**
+ * capture_fds() - fds to poll for POLLIN
+ * @c:		capture
+ * @fds:	filled with up to @max entries
+ * @max:	room in @fds
+ *
+ * Return: number of entries (0 when the source has none: the timer does everything).
+ */
+int capture_fds(struct capture *c, struct capture_fd *fds, int max);
+
+/* Milliseconds until capture_service(c, -1) should run again (the timer). */
+int capture_timeout_ms(struct capture *c);
+
+/**
+ * capture_service() - move the ready pages
+ * @c:		capture
+ * @cpu:	the CPU whose fd was readable, or -1 for all CPUs (timer)
+ *
+ * Moves up to batch_pages whole pages per CPU to the writer, and syncs the file
+ * when sync_ms has passed.
+ *
+ * A full CPU region of the file returns -ENOSPC without making it sticky: the pages
+ * the writer refused are kept and the next capture_rotate() writes them first (until
+ * then every call returns -ENOSPC). Without a rotation, capture_stop() loses them.
+ *
+ * A readable fd whose service moved nothing (the kernel's wake-up watermark counts a
+ * page the writer is still on) should be left out of the poll set until the next
+ * timer run, or a level-triggered loop spins.
+ *
+ * Return: pages moved (>= 0), -ENOSPC for a full region (rotate, or stop) or the
+ * sticky -errno (the capture should be stopped).
+ */
+long capture_service(struct capture *c, int cpu);
+
+#define CAPTURE_HAS_ROTATE	1
+
+/**
+ * capture_rotate() - finish the file and go on in a new one, losing nothing
+ * @c:		a running capture
+ * @output:	the next file (created, truncated)
+ *
+ * Tracing and the source are left running. The new file is written up to its
+ * metadata and options first (the metadata collected at start is reused), then every
+ * CPU is drained (including partly written pages) into the old file, which gets
+ * CMDLINES and CPUSTAT and is finished and synced. Pages a full region refused go to
+ * the new file first. Per-file counters restart; capture_status() sums the finished
+ * files in done_raw_bytes/done_file_bytes.
+ *
+ * Also the way on after a full disk (v7_error()), once room was made: the old file is
+ * then valid up to its last synced chunk.
+ *
+ * Return: 0; -errno with the capture unchanged when the new file cannot be made, or
+ * the capture's sticky error (a source error) when rotating cannot help.
+ */
+int capture_rotate(struct capture *c, const char *output);
+
+/**
+ * capture_drain() - turn tracing off and move every page written so far
+ * @c:	capture
+ *
+ * The first step of capture_stop(), for callers that can rotate: a full region
+ * returns -ENOSPC with the refused pages kept; after capture_rotate(), call it again.
+ * Once it returned 0, capture_stop() has nothing left that a full region could lose.
+ *
+ * Return: 0, -ENOSPC (rotate, then call again), or the capture's sticky -errno.
+ */
+int capture_drain(struct capture *c);
+
+/**
+ * capture_stop() - drain, finish the file, restore tracing
+ * @c:	capture
+ *
+ * Turns tracing off, moves every page written before the call (including partly
+ * written ones), adds CMDLINES and CPUSTAT, finishes the file and restores every
+ * tracing setting capture_start() changed. Safe to call after an error: the file is
+ * then left valid up to the last synced chunk.
+ *
+ * Return: 0, or the first -errno of the capture.
+ */
+int capture_stop(struct capture *c);
+
+/* Fills @st (counters are refreshed from the source). */
+void capture_status(struct capture *c, struct capture_status *st);
+
+/* Frees the capture; stops it first if capture_stop() was not called. Accepts NULL. */
+void capture_free(struct capture *c);
+
+#endif /* REC_CAPTURE_H */

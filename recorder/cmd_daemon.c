@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recorderd start | stop | status | snapshot | reload | rotate: the CLI of the daemon.
+ * `start` builds the configuration and runs daemon_run() (in the background unless
+ * --foreground or under systemd); the others are one control request each
+ * (ctl_client.c) and translate the answer into text or JSON.
+ *
+ * Exit status: 0 done, 1 failed, 2 usage, 3 no daemon answers on the socket.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "ctl.h"
+#include "daemon.h"
+#include "log.h"
+
+#define EXIT_NOT_RUNNING	3
+#define MAX_OVERRIDES		256
+
+static const char *socket_path(const char *opt)
+{
+	const char *env = getenv("RECORDERD_SOCKET");
+
+	if (opt)
+		return opt;
+	return env && *env ? env : CTL_SOCKET_PATH;
+}
+
+/* Sends @cmd and prints errors; returns 0 with the answer in @h/@buf, or an exit code. */
+static int request(const char *sock, uint16_t cmd, const void *pl, size_t len,
+		   struct ctl_hdr *h, void *buf, unsigned int timeout_ms)
+{
+	int ret = ctl_request(sock, cmd, pl, len, h, buf, timeout_ms);
+
+	if (ret == -ENOENT || ret == -ECONNREFUSED) {
+		fprintf(stderr, "recorderd: not running (nothing listens on %s)\n", sock);
+		return EXIT_NOT_RUNNING;
+	}
+	if (ret == -EACCES) {
+		fprintf(stderr, "recorderd: %s: permission denied (the socket is root's)\n", sock);
+		return 1;
+	}
+	if (ret) {
+		fprintf(stderr, "recorderd: %s: %s\n", sock, strerror(-ret));
+		return 1;
+	}
+	if (h->code != CTL_ST_OK) {
+		fprintf(stderr, "recorderd: %s: %.*s\n", ctl_status_str(h->code),
+			(int)h->payload_len, (char *)buf);
+		return 1;
+	}
+	return 0;
+}
+
+static void start_usage(FILE *f)
+{
+	fprintf(f,
+"usage: recorderd start [OPTIONS]\n"
+"Starts capturing in the background and returns once the capture is live.\n"
+"Options override the config file (default " CONFIG_PATH " if it exists):\n"
+"  -c, --config FILE        configuration file (see recorderd.conf.example)\n"
+"  -e, --event SYS[:EVENT]  event to enable (repeatable; replaces the file's list)\n"
+"  -C, --compression zstd|none\n"
+"  -b, --buffer-kb KB       per-CPU kernel buffer size\n"
+"  -s, --source auto|kmod|mmap|splice\n"
+"  -d, --output-dir DIR     where files go\n"
+"  -i, --instance NAME      tracefs instance to record (created if missing)\n"
+"  -m, --mode stream|flight stream to files, or keep in memory until snapshot\n"
+"  -O, --set KEY=VALUE      any config key\n"
+"      --socket PATH        control socket (default $RECORDERD_SOCKET or "
+	CTL_SOCKET_PATH ")\n"
+"  -f, --foreground         do not detach (implied under systemd)\n");
+}
+
+static int add_ov(struct config_override *ov, int *nov, const char *key, const char *val)
+{
+	if (*nov >= MAX_OVERRIDES) {
+		fprintf(stderr, "recorderd start: too many options\n");
+		return -1;
+	}
+	ov[*nov].key = key;
+	ov[*nov].val = val;
+	(*nov)++;
+	return 0;
+}
+
+/* Options of `start` that are plain config keys. */
+static const struct {
+	int		opt;
+	const char	*key;
+} opt_keys[] = {
+	{ 'C', "compression" }, { 'b', "buffer_kb" }, { 's', "source" }, { 'd', "output_dir" },
+	{ 'i', "instance" }, { 'm', "mode" }, { 'S', "socket" },
+};
+
+static int cmd_start(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "compression", required_argument, NULL, 'C' },
+		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "source", required_argument, NULL, 's' },
+		{ "output-dir", required_argument, NULL, 'd' },
+		{ "instance", required_argument, NULL, 'i' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "set", required_argument, NULL, 'O' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static struct config_override ov[MAX_OVERRIDES];
+	static char cfg_path_buf[PATH_MAX];
+	const char *cfg_path = NULL, *env_sock = getenv("RECORDERD_SOCKET");
+	char err[CONFIG_ERR_LEN], *eq;
+	const char *key = NULL;
+	struct rec_config cfg;
+	int nov = 0, nev = 0, fg = 0, o, ready_fd = -1;
+	struct ctl_hdr h;
+	static uint8_t buf[CTL_MAX_PAYLOAD];
+
+	if (env_sock && *env_sock)
+		add_ov(ov, &nov, "socket", env_sock);
+	while ((o = getopt_long(argc, argv, "+c:e:C:b:s:d:i:m:O:fh", opts, NULL)) != -1) {
+		int r = 0;
+
+		switch (o) {
+		case 'c':
+			cfg_path = optarg;
+			break;
+		case 'e':
+			r = add_ov(ov, &nov, nev++ ? "event" : "events", optarg);
+			break;
+		case 'f':
+			fg = 1;
+			break;
+		case 'O':
+			eq = strchr(optarg, '=');
+			if (!eq) {
+				fprintf(stderr, "recorderd start: -O wants KEY=VALUE, got '%s'\n",
+					optarg);
+				return 2;
+			}
+			*eq = 0;
+			r = add_ov(ov, &nov, optarg, eq + 1);
+			break;
+		case 'h':
+			start_usage(stdout);
+			return 0;
+		default:
+			/* The remaining options each set one config key. */
+			for (size_t i = 0; i < sizeof(opt_keys) / sizeof(opt_keys[0]); i++)
+				if (opt_keys[i].opt == o)
+					key = opt_keys[i].key;
+			if (!key) {
+				start_usage(stderr);
+				return 2;
+			}
+			r = add_ov(ov, &nov, key, optarg);
+			key = NULL;
+		}
+		if (r)
+			return 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "recorderd start: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!cfg_path && !access(CONFIG_PATH, F_OK))
+		cfg_path = CONFIG_PATH;
+	if (cfg_path && cfg_path[0] != '/') {
+		/* Reload re-reads it after the daemon did chdir("/"). */
+		if (!realpath(cfg_path, cfg_path_buf)) {
+			fprintf(stderr, "recorderd: %s: %s\n", cfg_path, strerror(errno));
+			return 1;
+		}
+		cfg_path = cfg_path_buf;
+	}
+	if (config_build(&cfg, cfg_path, ov, nov, err)) {
+		fprintf(stderr, "recorderd: %s\n", err);
+		return 1;
+	}
+	/* A second start must say so, not fight over the socket and the tracing state. */
+	if (!ctl_request(cfg.socket, CTL_CMD_PING, NULL, 0, &h, buf, 2000) &&
+	    h.code == CTL_ST_OK) {
+		fprintf(stderr, "recorderd: already running (pid %u, socket %s)\n",
+			((struct ctl_ping *)buf)->pid, cfg.socket);
+		config_free(&cfg);
+		return 1;
+	}
+	if (daemon_under_systemd()) {
+		fg = 1;
+		log_journal_prefix = 1;
+	}
+	if (!fg) {
+		ready_fd = daemon_detach();
+		if (ready_fd < 0) {
+			fprintf(stderr, "recorderd: cannot detach: %s\n", strerror(-ready_fd));
+			config_free(&cfg);
+			return 1;
+		}
+	}
+	return daemon_run(&cfg, cfg_path, ov, nov, ready_fd);
+}
+
+/* ---- client subcommands ---------------------------------------------------------- */
+
+struct client_opts {
+	const char	*sock;
+	int		json;
+	const char	*out;
+	unsigned int	timeout_s;
+};
+
+static int parse_client(int argc, char **argv, struct client_opts *co, const char *extra,
+			const char *usage)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 'S' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int o;
+
+	memset(co, 0, sizeof(*co));
+	co->timeout_s = 60;
+	while ((o = getopt_long(argc, argv, "+o:t:h", opts, NULL)) != -1) {
+		if (o == 'S') {
+			co->sock = optarg;
+		} else if (o == 'j' && strchr(extra, 'j')) {
+			co->json = 1;
+		} else if (o == 'o' && strchr(extra, 'o')) {
+			co->out = optarg;
+		} else if (o == 't') {
+			co->timeout_s = strtoul(optarg, NULL, 10);
+		} else if (o == 'h') {
+			printf("usage: recorderd %s\n", usage);
+			return 0;
+		} else {
+			fprintf(stderr, "usage: recorderd %s\n", usage);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "usage: recorderd %s\n", usage);
+		return 2;
+	}
+	co->sock = socket_path(co->sock);
+	return -1;
+}
+
+static int cmd_stop(int argc, char **argv)
+{
+	static uint8_t buf[CTL_MAX_PAYLOAD];
+	struct client_opts co;
+	struct ctl_hdr h;
+	int ret = parse_client(argc, argv, &co, "",
+			       "stop [--socket PATH] [--timeout SECONDS]\n"
+			       "Stops the capture: drains the buffers, finishes the files.");
+
+	if (ret >= 0)
+		return ret;
+	ret = request(co.sock, CTL_CMD_STOP, NULL, 0, &h, buf, co.timeout_s * 1000);
+	if (ret)
+		return ret;
+	/*
+	 * The answer means the files are final; return once the daemon has also let go of
+	 * the socket (its last step), so that a new start can follow at once.
+	 */
+	for (int i = 0; i < 200 && !access(co.sock, F_OK); i++)
+		usleep(10000);
+	printf("recorderd: %.*s\n", (int)h.payload_len, (char *)buf);
+	return 0;
+}
+
+static int cmd_simple(int argc, char **argv, uint16_t cmd, const char *usage)
+{
+	static uint8_t buf[CTL_MAX_PAYLOAD];
+	struct client_opts co;
+	struct ctl_hdr h;
+	int ret = parse_client(argc, argv, &co, "", usage);
+
+	if (ret >= 0)
+		return ret;
+	ret = request(co.sock, cmd, NULL, 0, &h, buf, co.timeout_s * 1000);
+	if (!ret)
+		printf("recorderd: %.*s\n", (int)h.payload_len, (char *)buf);
+	return ret;
+}
+
+static int cmd_reload(int argc, char **argv)
+{
+	return cmd_simple(argc, argv, CTL_CMD_RELOAD,
+			  "reload [--socket PATH]\nRe-reads the config file (same as SIGHUP).");
+}
+
+static int cmd_rotate(int argc, char **argv)
+{
+	return cmd_simple(argc, argv, CTL_CMD_ROTATE,
+			  "rotate [--socket PATH]\nFinishes the current file, starts the next.");
+}
+
+static int cmd_snapshot(int argc, char **argv)
+{
+	static uint8_t buf[CTL_MAX_PAYLOAD];
+	char path[PATH_MAX] = "", sz[32];
+	struct ctl_snapshot_reply *sr = (void *)buf;
+	struct client_opts co;
+	struct ctl_hdr h;
+	int ret = parse_client(argc, argv, &co, "o",
+			       "snapshot [-o FILE] [--socket PATH]\n"
+			       "Writes the flight recorder's buffers to a trace.dat (flight mode).");
+
+	if (ret >= 0)
+		return ret;
+	if (co.out && co.out[0] != '/') {
+		if (!getcwd(path, sizeof(path)) ||
+		    strlen(path) + strlen(co.out) + 2 > sizeof(path)) {
+			fprintf(stderr, "recorderd: cannot make %s absolute\n", co.out);
+			return 1;
+		}
+		strcat(path, "/");
+		strcat(path, co.out);
+	} else if (co.out) {
+		snprintf(path, sizeof(path), "%s", co.out);
+	}
+	ret = request(co.sock, CTL_CMD_SNAPSHOT, path, strlen(path), &h, buf,
+		      co.timeout_s * 1000);
+	if (ret)
+		return ret;
+	if (h.payload_len <= sizeof(*sr) || buf[h.payload_len - 1]) {
+		fprintf(stderr, "recorderd: malformed snapshot answer\n");
+		return 1;
+	}
+	printf("%s\n", (char *)(sr + 1));
+	fprintf(stderr, "recorderd: snapshot of %s of pages in %.0f ms\n",
+		config_fmt_size(sr->raw_bytes, sz, sizeof(sz)), sr->duration_ns / 1e6);
+	return 0;
+}
+
+/* ---- status -------------------------------------------------------------------- */
+
+static const char *state_name(uint32_t s)
+{
+	static const char *const names[] = { "starting", "running", "stopping", "failed" };
+
+	return s < 4 ? names[s] : "unknown";
+}
+
+static void json_str(const char *key, const char *s, int comma)
+{
+	printf("\"%s\": \"", key);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	printf("\"%s", comma ? ", " : "");
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	static uint8_t buf[CTL_MAX_PAYLOAD];
+	const struct ctl_status_reply *s = (void *)buf;
+	const struct ctl_status_cpu *cpu = (void *)(s + 1);
+	const char *str[6] = { "", "", "", "", "", "" };
+	struct client_opts co;
+	struct ctl_hdr h;
+	size_t need;
+	const char *p, *end;
+	char a[32], b[32], c[32];
+	int ret = parse_client(argc, argv, &co, "j",
+			       "status [--json] [--socket PATH]\nShows what the daemon records.");
+
+	if (ret >= 0)
+		return ret;
+	ret = request(co.sock, CTL_CMD_STATUS, NULL, 0, &h, buf, co.timeout_s * 1000);
+	if (ret)
+		return ret;
+	need = sizeof(*s);
+	if (h.payload_len < need || s->ncpus > 4096 ||
+	    h.payload_len != need + s->ncpus * sizeof(*cpu) + s->strings_len) {
+		fprintf(stderr, "recorderd: malformed status answer\n");
+		return 1;
+	}
+	p = (const char *)(cpu + s->ncpus);
+	end = p + s->strings_len;
+	for (int i = 0; i < 6 && p < end; i++) {
+		const char *nul = memchr(p, 0, end - p);
+
+		if (!nul)
+			break;
+		str[i] = p;
+		p = nul + 1;
+	}
+	double ratio = s->file_bytes ? (double)s->raw_bytes / s->file_bytes : 0;
+	uint64_t lost = 0, ovr = 0;
+
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		lost += cpu[i].lost;
+		ovr += cpu[i].overrun;
+	}
+	if (co.json) {
+		printf("{");
+		json_str("state", state_name(s->state), 1);
+		json_str("mode", s->mode == CTL_MODE_FLIGHT ? "flight" : "stream", 1);
+		printf("\"pid\": %u, \"uptime_s\": %.3f, ", s->pid, s->uptime_ns / 1e9);
+		json_str("source", str[0], 1);
+		json_str("events", str[1], 1);
+		json_str("output_file", str[2], 1);
+		json_str("output_dir", str[3], 1);
+		json_str("config", str[4], 1);
+		json_str("last_error", str[5], 1);
+		printf("\"raw_bytes\": %llu, \"file_bytes\": %llu, \"compression_ratio\": %.3f, "
+		       "\"current_raw_bytes\": %llu, \"current_file_bytes\": %llu, "
+		       "\"files_done\": %u, \"snapshots\": %u, \"disk_used\": %llu, "
+		       "\"disk_budget\": %llu, \"files_deleted\": %u, \"buffer_kb\": %llu, "
+		       "\"seamless_rotate\": %s, \"cpus\": [",
+		       (unsigned long long)s->raw_bytes, (unsigned long long)s->file_bytes, ratio,
+		       (unsigned long long)s->cur_raw_bytes,
+		       (unsigned long long)s->cur_file_bytes, s->files, s->snapshots,
+		       (unsigned long long)s->disk_used, (unsigned long long)s->disk_budget,
+		       s->deleted, (unsigned long long)s->buffer_kb,
+		       s->flags & CTL_STATUS_F_SEAMLESS_ROTATE ? "true" : "false");
+		for (uint32_t i = 0; i < s->ncpus; i++)
+			printf("%s{\"cpu\": %u, \"entries\": %llu, \"overrun\": %llu, "
+			       "\"lost\": %llu, \"pages\": %llu, \"bytes\": %llu}", i ? ", " : "",
+			       cpu[i].cpu, (unsigned long long)cpu[i].entries,
+			       (unsigned long long)cpu[i].overrun, (unsigned long long)cpu[i].lost,
+			       (unsigned long long)cpu[i].pages, (unsigned long long)cpu[i].bytes);
+		printf("]}\n");
+		return 0;
+	}
+	printf("recorderd: %s (pid %u, %s mode, up %.0f s)\n", state_name(s->state), s->pid,
+	       s->mode == CTL_MODE_FLIGHT ? "flight" : "stream", s->uptime_ns / 1e9);
+	printf("  source:       %s\n", str[0]);
+	printf("  events:       %s\n", *str[1] ? str[1] : "(none enabled; markers only)");
+	printf("  output:       %s\n", *str[2] ? str[2] : s->mode == CTL_MODE_FLIGHT ?
+	       "(in kernel memory until a snapshot)" : "(none)");
+	printf("  written:      %s to files from %s of pages (pages/file %.2f)\n",
+	       config_fmt_size(s->file_bytes, a, sizeof(a)),
+	       config_fmt_size(s->raw_bytes, b, sizeof(b)), ratio);
+	printf("  this file:    %s (%s of pages)\n",
+	       config_fmt_size(s->cur_file_bytes, a, sizeof(a)),
+	       config_fmt_size(s->cur_raw_bytes, b, sizeof(b)));
+	printf("  files:        %u finished, %u snapshots, in %s\n", s->files, s->snapshots,
+	       str[3]);
+	if (s->disk_budget)
+		printf("  disk budget:  %s used of %s (%.0f%%), %u old files deleted\n",
+		       config_fmt_size(s->disk_used, a, sizeof(a)),
+		       config_fmt_size(s->disk_budget, b, sizeof(b)),
+		       100.0 * s->disk_used / s->disk_budget, s->deleted);
+	else
+		printf("  disk used:    %s (no budget)\n",
+		       config_fmt_size(s->disk_used, a, sizeof(a)));
+	printf("  lost events:  %llu dropped (buffer full), %llu overwritten\n",
+	       (unsigned long long)lost, (unsigned long long)ovr);
+	if (*str[5])
+		printf("  last error:   %s\n", str[5]);
+	printf("  %4s %12s %10s %10s %10s %12s\n", "CPU", "entries", "overrun", "lost", "pages",
+	       "bytes");
+	for (uint32_t i = 0; i < s->ncpus; i++)
+		printf("  %4u %12llu %10llu %10llu %10llu %12s\n", cpu[i].cpu,
+		       (unsigned long long)cpu[i].entries, (unsigned long long)cpu[i].overrun,
+		       (unsigned long long)cpu[i].lost, (unsigned long long)cpu[i].pages,
+		       config_fmt_size(cpu[i].bytes, c, sizeof(c)));
+	return 0;
+}
+
+/* Entry point for the daemon's subcommands (registered one by one in main.c). */
+int cmd_daemon(int argc, char **argv)
+{
+	static const struct {
+		const char	*name;
+		int		(*fn)(int argc, char **argv);
+	} sub[] = {
+		{ "start", cmd_start }, { "stop", cmd_stop }, { "status", cmd_status },
+		{ "snapshot", cmd_snapshot }, { "reload", cmd_reload }, { "rotate", cmd_rotate },
+	};
+
+	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++)
+		if (!strcmp(argv[0], sub[i].name))
+			return sub[i].fn(argc, argv);
+	fprintf(stderr, "recorderd: unknown daemon command '%s'\n", argv[0]);
+	return 2;
+}

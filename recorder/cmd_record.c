@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `recorderd record`: one capture (capture.c) driven by a poll loop until COMMAND
+ * exits or SIGINT/SIGTERM arrives (through a signalfd), then drain, finish, summary.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "cli.h"
+#include "log.h"
+
+#define MAX_FDS		512
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: recorderd record [OPTIONS] [--] [COMMAND [ARGS]]\n"
+		"Records until COMMAND exits, or until SIGINT/SIGTERM without COMMAND.\n\n"
+		"  -s, --source SRC       auto (default), kmod, mmap or splice\n"
+		"  -e, --event SYS[:EV]   enable an event or a whole system (repeatable)\n"
+		"  -C, --compress ALG     zstd (default) or none\n"
+		"  -L, --level N          zstd level (default: the writer's)\n"
+		"  -o, --output FILE      output file (default trace.dat)\n"
+		"  -b, --buffer-kb KB     per-CPU ring buffer size to set\n"
+		"  -B, --instance NAME    record tracefs instance NAME (created if missing)\n"
+		"  -c, --clock CLOCK      trace clock to use (default: leave as is)\n"
+		"      --chunk-pages N    pages per compressed chunk\n"
+		"      --region-mb N      per-CPU file region in MiB (default 4096)\n"
+		"      --period-ms N      timer wake-up period (default 200)\n"
+		"      --sync-ms N        make the file complete on disk every N ms (default 1000)\n"
+		"      --watermark PCT    wake up when a CPU ring is PCT%% full (default 10)\n"
+		"  -q, --quiet            no summary\n"
+		"  -v, --verbose          debug messages\n");
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || *v > max || (!*v && strcmp(opt, "-L"))) {
+		log_err("bad value '%s' for %s", s, opt);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* @startup: our CPU seconds to set up (metadata); the rest is what recording cost. */
+static void summary(struct capture *c, const char *output, double startup)
+{
+	struct capture_status st;
+	struct rusage ru;
+	struct stat sb;
+	double ratio;
+
+	capture_status(c, &st);
+	printf("recorded %.2f s with source %s, %u-byte pages\n", st.seconds,
+	       st.source ? st.source : "?", st.page_size);
+	for (int i = 0; i < st.ncpus; i++)
+		printf("  CPU%-3d pages %8llu  bytes %11llu  entries %9llu  lost %llu  overrun %llu\n",
+		       i, (unsigned long long)st.cpu[i].pages,
+		       (unsigned long long)st.cpu[i].bytes,
+		       (unsigned long long)st.cpu[i].entries,
+		       (unsigned long long)st.cpu[i].lost,
+		       (unsigned long long)st.cpu[i].overrun);
+	if (stat(output, &sb))
+		sb.st_size = 0;
+	/* a file cut by a write error still has its sparse CPU regions */
+	if (sb.st_size > (off_t)sb.st_blocks * 512)
+		sb.st_size = (off_t)sb.st_blocks * 512;
+	ratio = sb.st_size ? (double)st.raw_bytes / (double)sb.st_size : 0;
+	printf("  total pages %llu, %.1f MiB of pages -> %s: %.1f MiB (ratio %.2f), lost %llu\n",
+	       (unsigned long long)st.pages, st.raw_bytes / 1048576.0, output,
+	       sb.st_size / 1048576.0, ratio, (unsigned long long)st.lost);
+	/* our own CPU time only (not COMMAND's) */
+	if (!getrusage(RUSAGE_SELF, &ru))
+		printf("  recorder cpu: user %.3f s, sys %.3f s; recording %.3f s, setup %.3f s\n",
+		       ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+		       cpu_seconds() - startup, startup);
+}
+
+/* Waits for signals or child exit, moving pages in between. Returns the child status. */
+static int run_loop(struct capture *c, int sfd, pid_t child, int *child_status)
+{
+	struct capture_fd cfds[MAX_FDS];
+	struct pollfd pfd[MAX_FDS + 1];
+	char parked[MAX_FDS] = { 0 };
+	int n = capture_fds(c, cfds, MAX_FDS);
+
+	for (;;) {
+		int np = 1, t = capture_timeout_ms(c), r;
+
+		pfd[0].fd = sfd;
+		pfd[0].events = POLLIN;
+		for (int i = 0; i < n; i++) {
+			/* A CPU whose wake-up gave nothing waits for the timer (no spinning). */
+			pfd[np].fd = parked[i] ? -1 : cfds[i].fd;
+			pfd[np].events = POLLIN;
+			np++;
+		}
+		r = poll(pfd, (nfds_t)np, t);
+		if (r < 0 && errno != EINTR) {
+			log_err("poll: %s", strerror(errno));
+			return -errno;
+		}
+		if (r <= 0) {
+			long got;
+
+			memset(parked, 0, sizeof(parked));
+			got = capture_service(c, -1);
+			if (got < 0)
+				return (int)got;
+			continue;
+		}
+		for (int i = 0; i < n; i++) {
+			long got;
+
+			if (!(pfd[i + 1].revents & (POLLIN | POLLERR)))
+				continue;
+			got = capture_service(c, cfds[i].cpu);
+			if (got < 0)
+				return (int)got;
+			parked[i] = !got;
+		}
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo == SIGCHLD) {
+				pid_t p;
+				int status;
+
+				while ((p = waitpid(-1, &status, WNOHANG)) > 0)
+					if (p == child) {
+						*child_status = status;
+						return 0;
+					}
+				continue;
+			}
+			log_info("signal %d: stopping", (int)si.ssi_signo);
+			return 0;
+		}
+	}
+}
+
+static pid_t start_child(char **argv, const sigset_t *old)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		sigprocmask(SIG_SETMASK, old, NULL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "recorderd record: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	enum { OPT_CHUNK = 256, OPT_REGION, OPT_PERIOD, OPT_SYNC, OPT_WATERMARK };
+	static const struct option opts[] = {
+		{ "source",	 required_argument, NULL, 's' },
+		{ "event",	 required_argument, NULL, 'e' },
+		{ "compress",	 required_argument, NULL, 'C' },
+		{ "level",	 required_argument, NULL, 'L' },
+		{ "output",	 required_argument, NULL, 'o' },
+		{ "buffer-kb",	 required_argument, NULL, 'b' },
+		{ "instance",	 required_argument, NULL, 'B' },
+		{ "clock",	 required_argument, NULL, 'c' },
+		{ "chunk-pages", required_argument, NULL, OPT_CHUNK },
+		{ "region-mb",	 required_argument, NULL, OPT_REGION },
+		{ "period-ms",	 required_argument, NULL, OPT_PERIOD },
+		{ "sync-ms",	 required_argument, NULL, OPT_SYNC },
+		{ "watermark",	 required_argument, NULL, OPT_WATERMARK },
+		{ "quiet",	 no_argument,	    NULL, 'q' },
+		{ "verbose",	 no_argument,	    NULL, 'v' },
+		{ "help",	 no_argument,	    NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct capture_params p = {
+		.source = "auto",
+		.output = "trace.dat",
+		.comp = V7_COMP_ZSTD,
+		.region_bytes = 4096ULL << 20,
+	};
+	const char **events = NULL;
+	int nr_events = 0, quiet = 0, opt, sfd, err = 0, ret, child_status = 0;
+	unsigned long v;
+	double startup;
+	sigset_t mask, old;
+	struct capture *c;
+	pid_t child = 0;
+
+	while ((opt = getopt_long(argc, argv, "+s:e:C:L:o:b:B:c:qvh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			p.source = optarg;
+			break;
+		case 'e': {
+			const char **ne = realloc(events, (nr_events + 1) * sizeof(*ne));
+
+			if (!ne)
+				return 1;
+			events = ne;
+			events[nr_events++] = optarg;
+			break;
+		}
+		case 'C':
+			if (!strcmp(optarg, "zstd")) {
+				p.comp = V7_COMP_ZSTD;
+			} else if (!strcmp(optarg, "none")) {
+				p.comp = V7_COMP_NONE;
+			} else {
+				log_err("unknown compression '%s' (zstd or none)", optarg);
+				goto bad;
+			}
+			break;
+		case 'L':
+			if (parse_uint("-L", optarg, 22, &v))
+				goto bad;
+			p.zstd_level = (int)v;
+			break;
+		case 'o':
+			p.output = optarg;
+			break;
+		case 'b':
+			if (parse_uint("-b", optarg, 1UL << 30, &v))
+				goto bad;
+			p.buffer_kb = (unsigned int)v;
+			break;
+		case 'B':
+			p.instance = optarg;
+			p.create_instance = 1;
+			break;
+		case 'c':
+			p.clock = optarg;
+			break;
+		case OPT_CHUNK:
+			if (parse_uint("--chunk-pages", optarg, 4096, &v))
+				goto bad;
+			p.chunk_pages = (unsigned int)v;
+			break;
+		case OPT_REGION:
+			if (parse_uint("--region-mb", optarg, 1UL << 24, &v))
+				goto bad;
+			p.region_bytes = (uint64_t)v << 20;
+			break;
+		case OPT_PERIOD:
+			if (parse_uint("--period-ms", optarg, 60000, &v))
+				goto bad;
+			p.period_ms = (unsigned int)v;
+			break;
+		case OPT_SYNC:
+			if (parse_uint("--sync-ms", optarg, 3600000, &v))
+				goto bad;
+			p.sync_ms = (unsigned int)v;
+			break;
+		case OPT_WATERMARK:
+			if (parse_uint("--watermark", optarg, 100, &v))
+				goto bad;
+			p.watermark = (int)v;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'v':
+			log_max_level = LOG_LVL_DEBUG;
+			break;
+		case 'h':
+			usage(stdout);
+			free(events);
+			return 0;
+		default:
+			goto bad;
+		}
+	}
+	p.events = events;
+	p.nr_events = nr_events;
+
+	/* Signals go to the loop through a signalfd; the child gets the old mask back. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		log_err("signalfd: %s", strerror(errno));
+		free(events);
+		return 1;
+	}
+
+	c = capture_start(&p, &err);
+	startup = cpu_seconds();
+	free(events);
+	if (!c) {
+		close(sfd);
+		return 1;
+	}
+	ret = 0;
+	if (optind < argc) {
+		child = start_child(argv + optind, &old);
+		if (child < 0) {
+			log_err("cannot start %s: %s", argv[optind], strerror(errno));
+			ret = -errno;
+		}
+	}
+	if (!ret)
+		ret = run_loop(c, sfd, child, &child_status);
+	if (child > 0 && waitpid(child, &child_status, WNOHANG) == 0) {
+		/* Stopped by a signal while COMMAND still runs: pass it on. */
+		kill(child, SIGTERM);
+		waitpid(child, &child_status, 0);
+	}
+	err = capture_stop(c);
+	if (!quiet)
+		summary(c, p.output, startup);
+	capture_free(c);
+	close(sfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (ret || err)
+		return 1;
+	if (child > 0 && WIFEXITED(child_status))
+		return WEXITSTATUS(child_status);
+	return child > 0 ? 128 + WTERMSIG(child_status) : 0;
+bad:
+	free(events);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Codec table: "zstd" (libzstd, one frame per block) and "none" (a copy).
+ *
+ * zstd frames are written without the content size, as trace-cmd does
+ * (ZSTD_c_contentSizeFlag = 0): the v7 block header already carries the
+ * uncompressed size, and the reader decompresses with ZSTD_decompressDCtx into a
+ * buffer of that size (formats.md A.2).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "compress.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+struct codec {
+	const char	*name;
+	const char	*(*version)(void);
+	size_t		(*bound)(size_t len);
+	void		*(*ctx_new)(int level);
+	void		(*ctx_free)(void *priv);
+	ssize_t		(*compress)(void *priv, const void *in, size_t in_len,
+				    void *out, size_t out_cap);
+};
+
+struct codec_ctx {
+	const struct codec	*codec;
+	void			*priv;
+};
+
+/* zstd */
+
+static const char *zstd_version(void)
+{
+	return ZSTD_versionString();
+}
+
+static size_t zstd_bound(size_t len)
+{
+	return ZSTD_compressBound(len);
+}
+
+static void *zstd_ctx_new(int level)
+{
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+
+	if (!cctx) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel,
+						level ? level : ZSTD_CLEVEL_DEFAULT)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0))) {
+		ZSTD_freeCCtx(cctx);
+		errno = EINVAL;
+		return NULL;
+	}
+	return cctx;
+}
+
+static void zstd_ctx_free(void *priv)
+{
+	ZSTD_freeCCtx(priv);
+}
+
+static ssize_t zstd_compress(void *priv, const void *in, size_t in_len, void *out,
+			     size_t out_cap)
+{
+	size_t ret = ZSTD_compress2(priv, out, out_cap, in, in_len);
+
+	if (ZSTD_isError(ret))
+		return ZSTD_getErrorCode(ret) == ZSTD_error_dstSize_tooSmall ? -ENOBUFS : -EIO;
+	return (ssize_t)ret;
+}
+
+/* none: used only for the table's sake; the writer stores raw data unframed */
+
+static const char *none_version(void)
+{
+	return "";
+}
+
+static size_t none_bound(size_t len)
+{
+	return len;
+}
+
+static void *none_ctx_new(int level)
+{
+	static char none_ctx;
+
+	return &none_ctx;
+}
+
+static void none_ctx_free(void *priv)
+{
+}
+
+static ssize_t none_compress(void *priv, const void *in, size_t in_len, void *out,
+			     size_t out_cap)
+{
+	if (in_len > out_cap)
+		return -ENOBUFS;
+	memcpy(out, in, in_len);
+	return (ssize_t)in_len;
+}
+
+static const struct codec codecs[] = {
+	{ "zstd", zstd_version, zstd_bound, zstd_ctx_new, zstd_ctx_free, zstd_compress },
+	{ "none", none_version, none_bound, none_ctx_new, none_ctx_free, none_compress },
+};
+
+/**
+ * codec_find() - look a codec up by its file-header name
+ * @name: "zstd" or "none"
+ *
+ * Return: the codec, or NULL with errno = ENOENT.
+ */
+const struct codec *codec_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(codecs); i++)
+		if (name && !strcmp(codecs[i].name, name))
+			return &codecs[i];
+	errno = ENOENT;
+	return NULL;
+}
+
+/**
+ * codec_name() - name written to the trace.dat compression header
+ * @c: codec
+ *
+ * Return: a static string.
+ */
+const char *codec_name(const struct codec *c)
+{
+	return c->name;
+}
+
+/**
+ * codec_version() - version written after the name in the compression header
+ * @c: codec
+ *
+ * Return: a static string; "" for none.
+ */
+const char *codec_version(const struct codec *c)
+{
+	return c->version();
+}
+
+/**
+ * codec_bound() - worst-case output size
+ * @c: codec
+ * @len: input bytes
+ *
+ * Return: bytes codec_compress() may need for @len input bytes.
+ */
+size_t codec_bound(const struct codec *c, size_t len)
+{
+	return c->bound(len);
+}
+
+/**
+ * codec_ctx_new() - allocate a compression context
+ * @c: codec
+ * @level: compression level, 0 = the codec's default
+ *
+ * Context: not thread-safe; one context per thread.
+ * Return: the context, or NULL with errno set.
+ */
+struct codec_ctx *codec_ctx_new(const struct codec *c, int level)
+{
+	struct codec_ctx *ctx = calloc(1, sizeof(*ctx));
+
+	if (!ctx)
+		return NULL;
+	ctx->codec = c;
+	ctx->priv = c->ctx_new(level);
+	if (!ctx->priv) {
+		free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+/**
+ * codec_ctx_free() - free a context
+ * @ctx: context or NULL
+ */
+void codec_ctx_free(struct codec_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	ctx->codec->ctx_free(ctx->priv);
+	free(ctx);
+}
+
+/**
+ * codec_compress() - compress one block into one frame
+ * @ctx: context
+ * @in: input bytes
+ * @in_len: input length
+ * @out: output buffer
+ * @out_cap: its size; codec_bound(@in_len) always suffices
+ *
+ * Return: the frame length, or -ENOBUFS / -EIO.
+ */
+ssize_t codec_compress(struct codec_ctx *ctx, const void *in, size_t in_len,
+		       void *out, size_t out_cap)
+{
+	return ctx->codec->compress(ctx->priv, in, in_len, out, out_cap);
+}

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Process plumbing of the daemon: detach, readiness, sd_notify, watchdog, pidfile. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "log.h"
+
+int daemon_under_systemd(void)
+{
+	const char *s = getenv("NOTIFY_SOCKET");
+
+	return s && *s;
+}
+
+int daemon_detach(void)
+{
+	char msg[1024];
+	int pfd[2], status = 1;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		if (setsid() < 0)
+			return -errno;
+		/* A second fork so the daemon is never a session leader (no tty reacquired). */
+		pid = fork();
+		if (pid < 0)
+			return -errno;
+		if (pid > 0)
+			_exit(0);
+		if (chdir("/"))
+			return -errno;
+		umask(022);
+		return pfd[1];
+	}
+	/* Parent: wait for "<status> <message>" from the daemon, or EOF if it died. */
+	close(pfd[1]);
+	waitpid(pid, NULL, 0);
+	while ((n = read(pfd[0], msg + got, sizeof(msg) - 1 - got)) > 0)
+		got += n;
+	close(pfd[0]);
+	msg[got] = 0;
+	if (got >= 2) {
+		status = msg[0] - '0';
+		if (msg[2])
+			fprintf(status ? stderr : stdout, "%s\n", msg + 2);
+	} else {
+		fprintf(stderr, "recorderd: the daemon exited before it was ready (see the log)\n");
+	}
+	exit(status);
+}
+
+void daemon_ready(int fd, int status, const char *msg, const char *log_file)
+{
+	char buf[1024];
+	int n, devnull;
+
+	if (fd < 0)
+		return;
+	n = snprintf(buf, sizeof(buf), "%d %s", status ? 1 : 0, msg ? msg : "");
+	if (write(fd, buf, n < (int)sizeof(buf) ? n : (int)sizeof(buf) - 1) < 0)
+		log_debug("readiness pipe: %s", strerror(errno));
+	close(fd);
+	if (status)
+		return;
+	/* Detached and live: let go of the terminal; the log goes to log_file if set. */
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull >= 0) {
+		dup2(devnull, STDIN_FILENO);
+		dup2(devnull, STDOUT_FILENO);
+		dup2(devnull, STDERR_FILENO);
+		close(devnull);
+	}
+	if (log_file) {
+		int lfd = open(log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+
+		if (lfd >= 0) {
+			dup2(lfd, STDERR_FILENO);
+			close(lfd);
+		}
+	}
+}
+
+void daemon_notify(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (!daemon_under_systemd())
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	sd_notify(0, buf);
+}
+
+unsigned int daemon_watchdog_ms(void)
+{
+	uint64_t usec = 0;
+
+	if (sd_watchdog_enabled(0, &usec) <= 0 || !usec)
+		return 0;
+	/* Ping at half the timeout, as sd_watchdog_enabled(3) recommends. */
+	return usec / 2000 ? (unsigned int)(usec / 2000) : 1;
+}
+
+int daemon_pidfile_write(const char *path)
+{
+	char buf[32];
+	int fd, n, err;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST) {
+		/* The control socket proved no daemon runs, so this one is stale. */
+		unlink(path);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	}
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	err = write(fd, buf, n) == n ? 0 : -EIO;
+	close(fd);
+	return err;
+}
+
+void daemon_pidfile_remove(const char *path)
+{
+	if (path)
+		unlink(path);
+}

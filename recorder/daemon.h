@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * recorderd as a long-running service.
+ *   daemon.c       process plumbing: detach with a readiness pipe, sd_notify, watchdog
+ *                  period, pidfile;
+ *   daemon_core.c  the running daemon: one event loop driving the capture core, file
+ *                  rotation, the disk budget, snapshots and the control socket.
+ */
+#ifndef REC_DAEMON_H
+#define REC_DAEMON_H
+
+#include "config.h"
+
+/* True when started by systemd with Type=notify (NOTIFY_SOCKET is set). */
+int daemon_under_systemd(void);
+
+/**
+ * daemon_detach() - fork into the background, keeping the caller's stderr until ready
+ *
+ * The parent waits until the child calls daemon_ready() and exits with the child's
+ * status (printing its message), so `recorderd start` returns once the capture is live
+ * or with the reason it could not start.
+ *
+ * Return: in the child, the fd to pass to daemon_ready() (>= 0); -errno on failure.
+ * The parent never returns.
+ */
+int daemon_detach(void);
+
+/*
+ * Reports readiness (@status 0) or failure to the waiting parent and closes @fd; once
+ * ready, stdio leaves the terminal and the log goes to @log_file (if not NULL).
+ */
+void daemon_ready(int fd, int status, const char *msg, const char *log_file);
+
+/* sd_notify(3) wrapper: "READY=1", "STOPPING=1", "WATCHDOG=1", "STATUS=..." */
+void daemon_notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Watchdog ping period (half of WatchdogSec), or 0 when systemd wants none. */
+unsigned int daemon_watchdog_ms(void);
+
+/* Writes our pid to @path (O_EXCL after removing a stale one). 0 or -errno. */
+int daemon_pidfile_write(const char *path);
+void daemon_pidfile_remove(const char *path);
+
+/**
+ * daemon_run() - run the daemon until stopped
+ * @cfg:	the configuration (taken over: freed by daemon_run)
+ * @cfg_path:	config file for reload, or NULL
+ * @ov:		CLI overrides (@nov entries), kept for reload
+ * @ready_fd:	from daemon_detach(), or -1 in the foreground
+ *
+ * Return: process exit status (0 = stopped cleanly).
+ */
+int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config_override *ov,
+	       int nov, int ready_fd);
+
+#endif /* REC_DAEMON_H */

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/* File rotation and the disk budget of the daemon's output directory. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "rotate.h"
+
+int rotate_mkdir_p(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, dir, n + 1);
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int rotate_next_path(const struct rec_config *c, struct rotate_state *rs, time_t wall,
+		     char *buf, size_t len)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+	int ret;
+
+	/* Bounded: a pattern without %# collides within one second at most a few times. */
+	for (int tries = 0; tries < 10000; tries++) {
+		ret = config_file_name(c, wall, rs->seq++, name, sizeof(name));
+		if (ret)
+			return ret;
+		if (snprintf(buf, len, "%s/%s", c->output_dir, name) >= (int)len)
+			return -ENAMETOOLONG;
+		if (lstat(buf, &st) && errno == ENOENT)
+			return 0;
+		if (!strstr(c->file_pattern, "%#"))
+			wall++;	/* no sequence: try the next second's name */
+	}
+	return -EEXIST;
+}
+
+const char *rotate_due(const struct rec_config *c, const struct rotate_state *rs,
+		       uint64_t file_bytes, time_t now_mono)
+{
+	if (c->rotate_size && file_bytes >= c->rotate_size)
+		return "size";
+	if (c->rotate_secs && now_mono - rs->started >= (time_t)c->rotate_secs)
+		return "time";
+	return NULL;
+}
+
+struct old_file {
+	char		name[NAME_MAX + 1];
+	struct timespec	mtime;
+	uint64_t	bytes;
+};
+
+static int older_first(const void *a, const void *b)
+{
+	const struct old_file *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
+			  const char *current, uint64_t reserve)
+{
+	const char *cur_name = current ? strrchr(current, '/') : NULL;
+	struct old_file *files = NULL;
+	char glob[512];
+	int nr = 0, cap = 0, deleted = 0;
+	uint64_t used = 0, cur_bytes = 0;
+	struct dirent *de;
+	DIR *d;
+
+	cur_name = cur_name ? cur_name + 1 : current;
+	if (config_file_glob(c, glob, sizeof(glob)))
+		return -ENAMETOOLONG;
+	d = opendir(c->output_dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (fnmatch(glob, de->d_name, FNM_PERIOD))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (cur_name && !strcmp(de->d_name, cur_name)) {
+			cur_bytes = (uint64_t)st.st_blocks * 512;
+			continue;
+		}
+		if (nr == cap) {
+			struct old_file *f = realloc(files, (cap + 64) * sizeof(*f));
+
+			if (!f)
+				break;
+			files = f;
+			cap += 64;
+		}
+		snprintf(files[nr].name, sizeof(files[nr].name), "%s", de->d_name);
+		files[nr].mtime = st.st_mtim;
+		files[nr].bytes = (uint64_t)st.st_blocks * 512;
+		used += files[nr].bytes;
+		nr++;
+	}
+	if (c->disk_budget && nr) {
+		uint64_t want = c->disk_budget > reserve ? c->disk_budget - reserve : 0;
+
+		qsort(files, nr, sizeof(*files), older_first);
+		for (int i = 0; i < nr && used + cur_bytes > want; i++) {
+			if (unlinkat(dirfd(d), files[i].name, 0)) {
+				log_warn("disk budget: cannot delete %s/%s: %s", c->output_dir,
+					 files[i].name, strerror(errno));
+				continue;
+			}
+			log_info("disk budget: deleted %s/%s (%llu bytes)", c->output_dir,
+				 files[i].name, (unsigned long long)files[i].bytes);
+			used -= files[i].bytes;
+			deleted++;
+		}
+	}
+	closedir(d);
+	free(files);
+	rs->disk_used = used + cur_bytes;
+	rs->deleted += deleted;
+	return deleted;
+}

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Flight-recorder snapshots (recorder/snapshot.h): a one-shot drain of the kernel
+ * buffers into a second writer while tracing keeps running. Not a capture loop: the
+ * source is opened for the drain and closed after it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "meta.h"
+#include "snapshot.h"
+#include "tracing.h"
+#include "v7_writer.h"
+
+#define DRAIN_BATCH	256	/* pages per read */
+
+struct flight {
+	struct tracing		*tr;
+	const struct source_ops	*ops;
+	struct source_params	sp;
+	char			*instance;
+	unsigned int		buffer_kb;
+	int			ncpus;
+};
+
+struct flight *flight_start(const struct rec_config *c, int *err)
+{
+	struct flight *f = calloc(1, sizeof(*f));
+	const char *name = c->source;
+	struct tracing_params tp = {
+		.instance = c->instance,
+		.create = c->instance != NULL,
+		.events = (const char *const *)c->events,
+		.nr_events = c->nr_events,
+		.buffer_kb = c->buffer_kb,
+		.overwrite = 1,
+		.clock = c->clock,
+	};
+	int ret;
+
+	if (!f) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	f->instance = c->instance ? strdup(c->instance) : NULL;
+	f->buffer_kb = c->buffer_kb;
+	f->sp.instance = f->instance;
+	f->sp.buffer_kb = c->buffer_kb;
+	f->sp.overwrite = 1;
+	/* The module keeps its events in its own buffers: the capture core handles it. */
+	if (!strcmp(name, "kmod") ||
+	    (!strcmp(name, "auto") && source_find_module(name, &f->sp))) {
+		ret = -EOPNOTSUPP;
+		goto fail;
+	}
+	f->tr = tracing_setup(&tp, &ret);
+	if (!f->tr)
+		goto fail;
+	f->ops = source_find(strcmp(name, "auto") ? name : "tracefs", &f->sp);
+	if (!f->ops) {
+		ret = -ENODEV;
+		goto fail;
+	}
+	f->ncpus = tracing_ncpus();
+	ret = tracing_set_on(f->tr, 1);
+	if (ret)
+		goto fail;
+	return f;
+fail:
+	flight_stop(f);
+	*err = ret;
+	return NULL;
+}
+
+static int add_options(struct v7_writer *w, const struct trace_meta *m)
+{
+	struct utsname u;
+	char buf[4 * sizeof(u.release)];
+	int ret = 0;
+
+	if (m->trace_clock)
+		ret = v7_add_option(w, V7_OPT_TRACECLOCK, m->trace_clock,
+				    (uint32_t)strlen(m->trace_clock) + 1);
+	if (!ret && !uname(&u)) {
+		snprintf(buf, sizeof(buf), "%s %s %s %s", u.sysname, u.nodename, u.release,
+			 u.machine);
+		ret = v7_add_option(w, V7_OPT_UNAME, buf, (uint32_t)strlen(buf) + 1);
+	}
+	return ret;
+}
+
+/* Moves at most @max pages of @cpu from @src to @w. Returns pages or -errno. */
+static long drain_cpu(struct source *src, struct v7_writer *w, int cpu, char *buf,
+		      uint64_t max)
+{
+	long total = 0;
+	ssize_t r;
+	int ret;
+
+	while ((uint64_t)total < max) {
+		r = src->ops->read_pages(src, cpu, buf, DRAIN_BATCH, 1);
+		if (r <= 0)
+			return r < 0 ? r : total;
+		ret = v7_append_pages(w, cpu, buf, (size_t)r);
+		if (ret)
+			return ret;
+		total += r;
+	}
+	return total;
+}
+
+int flight_snapshot(struct flight *f, const char *path, const struct rec_config *c,
+		    uint64_t *raw, uint64_t *file)
+{
+	struct trace_meta m = { 0 };
+	struct v7_params wp = { 0 };
+	struct v7_writer *w = NULL;
+	struct source *src = NULL;
+	char **cpustat = NULL, *cmdlines = NULL, *buf = NULL;
+	size_t cmdlines_len = 0;
+	uint64_t max;
+	int fd, ret;
+
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	ret = meta_collect(&m, f->instance);
+	if (ret)
+		goto out;
+	src = source_open(f->ops, &f->sp, &ret);
+	if (!src)
+		goto out;
+	if (src->page_size != m.page_size) {
+		log_err("snapshot: source gives %u-byte pages, header_page says %u",
+			src->page_size, m.page_size);
+		ret = -EPROTO;
+		goto out;
+	}
+	wp.fd = fd;
+	wp.page_size = src->page_size;
+	wp.ncpus = src->ncpus;
+	wp.comp = c->comp;
+	wp.zstd_level = c->zstd_level;
+	wp.chunk_pages = c->chunk_pages;
+	wp.region_bytes = c->region_bytes;
+	wp.clock = tracing_clock(f->tr);
+	wp.buffer_name = "";
+	w = v7_create(&wp, &m);
+	buf = malloc((size_t)DRAIN_BATCH * src->page_size);
+	if (!w || !buf) {
+		ret = w ? -ENOMEM : (errno ? -errno : -EIO);
+		goto out;
+	}
+	ret = add_options(w, &m);
+	/* One ring's worth (plus a batch): a producer that keeps writing cannot hold us. */
+	max = f->buffer_kb ? (uint64_t)f->buffer_kb * 1024 / src->page_size + DRAIN_BATCH :
+	      (1ULL << 20);
+	for (int cpu = 0; !ret && cpu < src->ncpus; cpu++) {
+		long n = drain_cpu(src, w, cpu, buf, max);
+
+		if (n < 0) {
+			ret = (int)n;
+			log_err("snapshot: CPU %d: %s", cpu, strerror(-ret));
+		}
+	}
+	if (ret)
+		goto out;
+	cmdlines = tracing_read(NULL, "saved_cmdlines", &cmdlines_len);
+	cpustat = calloc((size_t)src->ncpus, sizeof(*cpustat));
+	for (int i = 0; cpustat && src->ops->cpustat_text && i < src->ncpus; i++)
+		cpustat[i] = src->ops->cpustat_text(src, i);
+	ret = v7_finish(w, cmdlines, cmdlines_len, cpustat);
+	if (!ret && fdatasync(fd))
+		ret = -errno;
+	v7_counters(w, raw, file);
+	for (int i = 0; cpustat && i < src->ncpus; i++)
+		free(cpustat[i]);
+out:
+	free(cpustat);
+	free(cmdlines);
+	free(buf);
+	v7_free(w);
+	source_close(src);
+	meta_free(&m);
+	close(fd);
+	if (ret)
+		unlink(path);
+	return ret;
+}
+
+int flight_cpu_stats(struct flight *f, int cpu, struct source_cpu_stats *st)
+{
+	return tracing_cpu_stats(f->instance, cpu, st);
+}
+
+int flight_ncpus(const struct flight *f)
+{
+	return f->ncpus;
+}
+
+const char *flight_source_name(const struct flight *f)
+{
+	return f->ops ? f->ops->name : "";
+}
+
+void flight_stop(struct flight *f)
+{
+	if (!f)
+		return;
+	tracing_free(f->tr);
+	free(f->instance);
+	free(f);
+}

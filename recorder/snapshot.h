@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Flight recorder of the daemon (mode = flight) on a tracefs source: tracing runs in
+ * overwrite mode and nothing reads the buffer until a snapshot drains it, through a
+ * source opened for the drain only, into a trace.dat of its own. Tracing is never
+ * turned off, so snapshots follow each other with no hole and no restart.
+ */
+#ifndef REC_SNAPSHOT_H
+#define REC_SNAPSHOT_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "source.h"
+
+struct flight;
+
+/**
+ * flight_start() - set tracing up in overwrite mode and turn it on
+ * @c:		configuration (source, instance, events, buffer_kb, clock)
+ * @err:	-errno on failure; -EOPNOTSUPP when the source is not a tracefs one
+ *		(the module): the caller then uses the capture core instead
+ *
+ * Return: the flight recorder, or NULL.
+ */
+struct flight *flight_start(const struct rec_config *c, int *err);
+
+/**
+ * flight_snapshot() - drain the buffers into a new trace.dat
+ * @f:		flight recorder
+ * @path:	file to create (must not exist)
+ * @c:		configuration (compression, chunk and region sizes)
+ * @raw:	page bytes written
+ * @file:	file bytes
+ *
+ * Reads at most one buffer's worth of pages per CPU (the producer keeps writing), so a
+ * flood cannot keep it going. Return: 0 or -errno (the partial file is removed).
+ */
+int flight_snapshot(struct flight *f, const char *path, const struct rec_config *c,
+		    uint64_t *raw, uint64_t *file);
+
+/* Kernel counters of @cpu (entries, overrun, lost). 0 or -errno. */
+int flight_cpu_stats(struct flight *f, int cpu, struct source_cpu_stats *st);
+int flight_ncpus(const struct flight *f);
+const char *flight_source_name(const struct flight *f);
+
+/* Restores every tracing setting flight_start() changed, and frees. Accepts NULL. */
+void flight_stop(struct flight *f);
+
+#endif /* REC_SNAPSHOT_H */

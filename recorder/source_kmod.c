@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Page source "kmod": the ftring module's per-CPU buffers (common/ftring_abi.h).
+ * The module is configured through /dev/ftring/ctl (ring size, mode, clock, event
+ * mask, start/stop); each /dev/ftring/cpuN has the upstream ring-buffer mmap ABI and
+ * is consumed by mmap_ring.c exactly like ftrace's trace_pipe_raw. The module's event
+ * formats (read() on the ctl device) go into the file's metadata under their own
+ * systems, so trace-cmd report decodes every event.
+ *
+ * The settings the module had before are put back at close; a module that is already
+ * recording belongs to someone else and is refused (EBUSY).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "ftring_abi.h"
+#include "ftring_events.h"
+#include "log.h"
+#include "meta.h"
+#include "mmap_ring.h"
+#include "source.h"
+
+struct kmod_cpu {
+	int			fd;	/* -1: the CPU never had a buffer */
+	struct mmap_ring	*ring;
+};
+
+struct source_kmod {
+	struct source		s;
+	int			ctl;
+	int			started;
+	int			config_saved;
+	struct ftring_config	saved;		/* put back at close */
+	__u64			saved_events;
+	struct ftring_config	cfg;		/* in use */
+	__u64			events;
+	struct kmod_cpu		*cpus;
+};
+
+/* Event names and systems, indexed like the schema (ID - FTRING_EVENT_ID_BASE). */
+#define KMOD_EV_NAME(name, sys, fmt, on)	#name,
+#define KMOD_EV_SYS(name, sys, fmt, on)		sys,
+static const char *const ev_names[] = { FTRING_EVENT_LIST(KMOD_EV_NAME) };
+static const char *const ev_systems[] = { FTRING_EVENT_LIST(KMOD_EV_SYS) };
+
+static const char *const clock_names[] = {
+	[FTRING_CLOCK_LOCAL] = "local",
+	[FTRING_CLOCK_GLOBAL] = "global",
+	[FTRING_CLOCK_MONO] = "mono",
+	[FTRING_CLOCK_BOOT] = "boot",
+};
+
+static int ctl_open(void)
+{
+	struct ftring_version v = { 0 };
+	int fd = open(FTRING_DEV_CTL, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, FTRING_IOC_ABI_VERSION, &v) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	if (v.major != FTRING_ABI_MAJOR) {
+		log_err("kmod source: the loaded ftring module has ABI %u.%u, recorderd needs %u.x",
+			v.major, v.minor, FTRING_ABI_MAJOR);
+		close(fd);
+		return -EPROTO;
+	}
+	return fd;
+}
+
+static int kmod_probe(const struct source_params *p)
+{
+	int fd = ctl_open();
+
+	if (fd < 0) {
+		log_info("kmod source: %s: %s (module ftring not loaded?)", FTRING_DEV_CTL,
+			 strerror(-fd));
+		return fd;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Bit of the event @name names: "EVENT", "SYSTEM:EVENT" or "SYSTEM" (all of it). */
+static int events_mask(const char *name, __u64 *mask)
+{
+	const char *colon = strchr(name, ':');
+	size_t syslen = colon ? (size_t)(colon - name) : 0;
+	int found = 0;
+
+	if (!strcmp(name, "all")) {
+		*mask |= FTRING_EVENTS_ALL;
+		return 0;
+	}
+	for (int i = 0; i < FTRING_NR_EVENTS; i++) {
+		int match;
+
+		if (colon)
+			match = strlen(ev_systems[i]) == syslen &&
+				!strncmp(ev_systems[i], name, syslen) &&
+				(!strcmp(colon + 1, ev_names[i]) || !strcmp(colon + 1, "*"));
+		else
+			match = !strcmp(name, ev_names[i]) || !strcmp(name, ev_systems[i]);
+		if (match) {
+			*mask |= 1ULL << i;
+			found = 1;
+		}
+	}
+	return found ? 0 : -ENOENT;
+}
+
+static int parse_events(const struct source_params *p, __u64 *mask)
+{
+	if (!p->events || !p->nr_events) {
+		*mask = FTRING_EVENTS_DEFAULT;
+		return 0;
+	}
+	*mask = 0;
+	for (int i = 0; i < p->nr_events; i++) {
+		if (events_mask(p->events[i], mask)) {
+			char list[1024];
+			size_t n = 0;
+
+			for (int j = 0; j < FTRING_NR_EVENTS && n < sizeof(list); j++)
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s:%s",
+						      j ? " " : "", ev_systems[j], ev_names[j]);
+			log_err("kmod source: the ftring module has no event '%s' (it has: %s)",
+				p->events[i], list);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int parse_clock(const char *name, __u32 *clock)
+{
+	if (!name)
+		return 0;
+	for (__u32 i = 0; i <= FTRING_CLOCK_MAX; i++) {
+		if (!strcmp(name, clock_names[i])) {
+			*clock = i;
+			return 0;
+		}
+	}
+	log_err("kmod source: the ftring module has no clock '%s' (local, global, mono, boot)",
+		name);
+	return -EINVAL;
+}
+
+static void kmod_close(struct source *s)
+{
+	struct source_kmod *k = (struct source_kmod *)s;
+
+	if (k->started && ioctl(k->ctl, FTRING_IOC_STOP) < 0)
+		log_warn("kmod source: stopping the module: %s", strerror(errno));
+	k->started = 0;
+	for (int i = 0; k->cpus && i < s->ncpus; i++) {
+		mmap_ring_close(k->cpus[i].ring);
+		if (k->cpus[i].fd >= 0)
+			close(k->cpus[i].fd);
+	}
+	free(k->cpus);
+	k->cpus = NULL;
+	/* Put the module back the way we found it (nothing is mapped any more). */
+	if (k->config_saved) {
+		if (ioctl(k->ctl, FTRING_IOC_SET_CONFIG, &k->saved) < 0 ||
+		    ioctl(k->ctl, FTRING_IOC_SET_EVENTS, &k->saved_events) < 0)
+			log_warn("kmod source: restoring the module's settings: %s",
+				 strerror(errno));
+	}
+	if (k->ctl >= 0)
+		close(k->ctl);
+	k->ctl = -1;
+}
+
+static int open_cpus(struct source_kmod *k)
+{
+	struct source *s = &k->s;
+	int found = 0, ret;
+
+	for (int i = 0; i < s->ncpus; i++)
+		k->cpus[i].fd = -1;
+	for (int i = 0; i < s->ncpus; i++) {
+		struct kmod_cpu *c = &k->cpus[i];
+		char path[64];
+
+		snprintf(path, sizeof(path), FTRING_DEV_CPU_FMT, i);
+		c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (c->fd < 0) {
+			if (errno == ENOENT || errno == ENODEV || errno == ENXIO)
+				continue;	/* CPU never online: no buffer */
+			ret = -errno;
+			log_err("kmod source: %s: %s", path, strerror(errno));
+			return ret;
+		}
+		c->ring = mmap_ring_open(c->fd, &ret);
+		if (!c->ring) {
+			log_err("kmod source: cannot map %s: %s", path, strerror(-ret));
+			return ret;
+		}
+		if (mmap_ring_page_size(c->ring) != s->page_size) {
+			log_err("kmod source: %s has %u-byte sub-buffers, the module said %u",
+				path, mmap_ring_page_size(c->ring), s->page_size);
+			return -EPROTO;
+		}
+		found++;
+	}
+	if (!found) {
+		log_err("kmod source: no /dev/ftring/cpuN device");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int kmod_open(struct source *s, const struct source_params *p)
+{
+	struct source_kmod *k = (struct source_kmod *)s;
+	struct ftring_status st;
+	int ret;
+
+	k->ctl = ctl_open();
+	if (k->ctl < 0) {
+		ret = k->ctl;
+		log_err("kmod source: %s: %s", FTRING_DEV_CTL, strerror(-ret));
+		return ret;
+	}
+	if (ioctl(k->ctl, FTRING_IOC_GET_STATUS, &st) < 0 ||
+	    ioctl(k->ctl, FTRING_IOC_GET_CONFIG, &k->saved) < 0) {
+		ret = -errno;
+		log_err("kmod source: reading the module's state: %s", strerror(errno));
+		goto fail;
+	}
+	if (st.recording) {
+		log_err("kmod source: the ftring module is already recording (another recorder?)");
+		ret = -EBUSY;
+		goto fail;
+	}
+	if (st.event_id_base != FTRING_EVENT_ID_BASE || st.nr_events < FTRING_NR_EVENTS) {
+		log_err("kmod source: module event schema (base %u, %u events) differs from ours "
+			"(base %u, %u events)", st.event_id_base, st.nr_events,
+			FTRING_EVENT_ID_BASE, FTRING_NR_EVENTS);
+		ret = -EPROTO;
+		goto fail;
+	}
+	k->saved_events = st.events;
+	ret = parse_events(p, &k->events);
+	if (ret)
+		goto fail;
+	k->cfg = k->saved;
+	ret = parse_clock(p->clock, &k->cfg.clock);
+	if (ret)
+		goto fail;
+	if (p->buffer_kb) {
+		__u64 n = (__u64)p->buffer_kb * 1024 / k->saved.subbuf_size;
+
+		k->cfg.nr_subbufs = n < 2 ? 2 : n > 65536 ? 65536 : (__u32)n;
+	}
+	k->cfg.mode = p->overwrite ? FTRING_MODE_OVERWRITE : FTRING_MODE_DISCARD;
+	if (k->cfg.watermark >= k->cfg.nr_subbufs)
+		k->cfg.watermark = k->cfg.nr_subbufs - 1;
+	k->config_saved = 1;
+	if (ioctl(k->ctl, FTRING_IOC_SET_CONFIG, &k->cfg) < 0) {
+		ret = -errno;
+		log_err("kmod source: configuring %u sub-buffers, %s mode, clock %s: %s",
+			k->cfg.nr_subbufs, k->cfg.mode ? "overwrite" : "discard",
+			clock_names[k->cfg.clock], strerror(errno));
+		goto fail;
+	}
+	if (ioctl(k->ctl, FTRING_IOC_RESET) < 0 ||
+	    ioctl(k->ctl, FTRING_IOC_SET_EVENTS, &k->events) < 0 ||
+	    ioctl(k->ctl, FTRING_IOC_GET_CONFIG, &k->cfg) < 0) {
+		ret = -errno;
+		log_err("kmod source: preparing the module: %s", strerror(errno));
+		goto fail;
+	}
+	s->ncpus = (int)st.nr_cpu_ids;
+	s->page_size = k->cfg.subbuf_size;
+	k->cpus = calloc((size_t)s->ncpus, sizeof(*k->cpus));
+	if (!k->cpus) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = open_cpus(k);
+	if (ret)
+		goto fail;
+	if (ioctl(k->ctl, FTRING_IOC_START) < 0) {
+		ret = -errno;
+		log_err("kmod source: starting the module: %s", strerror(errno));
+		goto fail;
+	}
+	k->started = 1;
+	log_debug("kmod source: %d CPUs, %u x %u-byte sub-buffers, %s, clock %s, events %#llx",
+		  s->ncpus, k->cfg.nr_subbufs, k->cfg.subbuf_size,
+		  k->cfg.mode ? "overwrite" : "discard", clock_names[k->cfg.clock],
+		  (unsigned long long)k->events);
+	return 0;
+fail:
+	kmod_close(s);
+	return ret;
+}
+
+static int kmod_poll_fd(struct source *s, int cpu)
+{
+	return ((struct source_kmod *)s)->cpus[cpu].fd;
+}
+
+static ssize_t kmod_read_pages(struct source *s, int cpu, void *dst, size_t max, int flush)
+{
+	struct kmod_cpu *c = &((struct source_kmod *)s)->cpus[cpu];
+
+	if (!c->ring)
+		return 0;
+	return mmap_ring_read_pages(c->ring, dst, max, flush);
+}
+
+static int kmod_stats(struct source *s, int cpu, struct source_cpu_stats *st)
+{
+	struct source_kmod *k = (struct source_kmod *)s;
+	struct ftring_cpu_stats ks = { .cpu = (__u32)cpu };
+	struct mmap_ring_stats rs = { 0 };
+
+	memset(st, 0, sizeof(*st));
+	if (!k->cpus[cpu].ring)
+		return 0;
+	if (ioctl(k->ctl, FTRING_IOC_GET_STATS, &ks) < 0)
+		return -errno;
+	mmap_ring_stats(k->cpus[cpu].ring, &rs);
+	st->entries = ks.entries;
+	st->overrun = ks.overrun;
+	st->lost = ks.lost;
+	st->read = ks.read;
+	st->pages = rs.pages;
+	st->bytes = rs.bytes;
+	return 0;
+}
+
+/* The CPUSTAT text, in the words of tracefs per_cpu/cpuN/stats where they exist. */
+static char *kmod_cpustat_text(struct source *s, int cpu)
+{
+	struct source_kmod *k = (struct source_kmod *)s;
+	struct ftring_cpu_stats ks = { .cpu = (__u32)cpu };
+	char *out;
+
+	if (!k->cpus[cpu].ring || ioctl(k->ctl, FTRING_IOC_GET_STATS, &ks) < 0)
+		return NULL;
+	if (asprintf(&out, "CPU: %d\nentries: %llu\noverrun: %llu\ncommit overrun: 0\n"
+		     "bytes: %llu\ndropped events: %llu\nread events: %llu\n"
+		     "ftring lost full: %llu\nftring lost busy: %llu\nftring lost too big: %llu\n",
+		     cpu, (unsigned long long)ks.entries - ks.read - ks.overrun,
+		     (unsigned long long)ks.overrun, (unsigned long long)ks.bytes,
+		     (unsigned long long)ks.lost, (unsigned long long)ks.read,
+		     (unsigned long long)ks.lost_full, (unsigned long long)ks.lost_busy,
+		     (unsigned long long)ks.lost_too_big) < 0)
+		return NULL;
+	return out;
+}
+
+/* Reads the whole format text of the ctl device (malloc'd, NUL-terminated). */
+static char *read_formats(int ctl, size_t *len)
+{
+	size_t cap = 65536;
+	char *text = malloc(cap), *t;
+	ssize_t n;
+
+	*len = 0;
+	while (text) {
+		if (cap - *len < 4096) {
+			t = realloc(text, 2 * cap);
+			if (!t)
+				break;
+			text = t;
+			cap *= 2;
+		}
+		n = pread(ctl, text + *len, cap - *len - 1, (off_t)*len);
+		if (n < 0) {
+			log_err("kmod source: reading the event formats: %s", strerror(errno));
+			break;
+		}
+		if (!n) {
+			text[*len] = '\0';
+			return text;
+		}
+		*len += (size_t)n;
+	}
+	free(text);
+	return NULL;
+}
+
+/*
+ * The module's formats: per event, a line "system: SYS" then its tracefs format file.
+ * Each system's formats go into the metadata together, replacing a tracefs system of
+ * the same name: the pages hold the module's events, with the module's IDs.
+ */
+static int kmod_add_meta(struct source *s, struct trace_meta *m)
+{
+	struct source_kmod *k = (struct source_kmod *)s;
+	char *text, *acc = NULL;
+	const char *done[FTRING_NR_EVENTS + 1];
+	int nr_done = 0, ret = 0;
+	size_t len;
+
+	text = read_formats(k->ctl, &len);
+	if (!text)
+		return -EIO;
+	acc = malloc(len + 1);
+	if (!acc) {
+		free(text);
+		return -ENOMEM;
+	}
+	/* Pass 1 finds each new system; pass 2 gathers that system's formats. */
+	for (const char *p = text; p && *p && !ret;) {
+		const char *sys = p + 8, *eol = strchr(p, '\n');
+		size_t syslen, acc_len = 0;
+		int seen = 0;
+
+		if (strncmp(p, "system: ", 8) || !eol || eol == sys || nr_done > FTRING_NR_EVENTS) {
+			log_err("kmod source: unexpected event format text from the module");
+			ret = -EPROTO;
+			break;
+		}
+		syslen = (size_t)(eol - sys);
+		for (int i = 0; i < nr_done; i++)
+			seen |= !strncmp(done[i], sys, syslen) && done[i][syslen] == '\n';
+		for (const char *q = p; !seen && q && *q;) {
+			const char *qsys = q + 8, *body = strchr(q, '\n') + 1;
+			const char *next = strstr(body, "\nsystem: ");
+			size_t blen = next ? (size_t)(next + 1 - body) : strlen(body);
+
+			if (!strncmp(qsys, sys, syslen) && qsys[syslen] == '\n') {
+				memcpy(acc + acc_len, body, blen);
+				acc_len += blen;
+			}
+			q = next ? next + 1 : NULL;
+		}
+		if (!seen) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%.*s", (int)syslen, sys);
+			done[nr_done++] = sys;
+			ret = meta_add_system_text(m, name, acc, acc_len);
+		}
+		p = strstr(p, "\nsystem: ");
+		p = p ? p + 1 : NULL;
+	}
+	free(acc);
+	free(text);
+	return ret;
+}
+
+static const char *kmod_clock_name(struct source *s)
+{
+	struct source_kmod *k = (struct source_kmod *)s;
+
+	return k->cfg.clock <= FTRING_CLOCK_MAX ? clock_names[k->cfg.clock] : "local";
+}
+
+static int kmod_stop(struct source *s)
+{
+	struct source_kmod *k = (struct source_kmod *)s;
+
+	if (!k->started)
+		return 0;
+	k->started = 0;
+	if (ioctl(k->ctl, FTRING_IOC_STOP) < 0) {
+		log_err("kmod source: stopping the module: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+const struct source_ops source_kmod_ops = {
+	.name		= "kmod",
+	.size		= sizeof(struct source_kmod),
+	.flags		= SOURCE_OWN_EVENTS,
+	.probe		= kmod_probe,
+	.open		= kmod_open,
+	.poll_fd	= kmod_poll_fd,
+	.read_pages	= kmod_read_pages,
+	.stats		= kmod_stats,
+	.cpustat_text	= kmod_cpustat_text,
+	.add_meta	= kmod_add_meta,
+	.clock_name	= kmod_clock_name,
+	.stop		= kmod_stop,
+	.close		= kmod_close,
+};

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Page source "splice": per_cpu/cpuN/trace_pipe_raw through a pipe, on any kernel.
+ * The kernel splices only sub-buffers its writer has left (ring_buffer_read_page with
+ * full = 1), already stamped with commit and missed-event flags; the page the writer
+ * is still filling is taken at flush with a non-blocking read(), which copies out its
+ * events so far (later reads give only the newer ones). Whole pages only, always.
+ *
+ * Compressed output: splice to the pipe, read the pipe into the batch (one copy).
+ * Uncompressed output: splice_pages() moves the pages pipe -> file, no copy at all.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "source.h"
+#include "tracing.h"
+
+#define SPLICE_PIPE_WANT	(1U << 20)	/* pipe size to ask for (pipe-max-size default) */
+
+struct splice_cpu {
+	int		fd;		/* trace_pipe_raw, -1: CPU absent */
+	int		pipe[2];
+	size_t		in_pipe;	/* bytes spliced in, not yet taken out (whole pages) */
+	uint64_t	pages;
+};
+
+struct source_splice {
+	struct source		s;
+	char			*instance;
+	size_t			pipe_size;
+	struct splice_cpu	*cpus;
+	char			*page;		/* bounce page for the flush read() */
+};
+
+static int open_raw(const char *instance, int cpu)
+{
+	char file[64], *path;
+	int fd;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	path = tracing_path(instance, file);
+	if (!path) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	free(path);
+	return fd;
+}
+
+/* The sub-buffer size the kernel uses: data offset + size in events/header_page. */
+static unsigned int header_page_size(const char *instance)
+{
+	char *text = tracing_read(instance, "events/header_page", NULL), *f, *o, *z;
+	unsigned long off = 0, size = 0;
+
+	if (!text)
+		return 0;
+	f = strstr(text, "char data;");
+	o = f ? strstr(f, "offset:") : NULL;
+	z = f ? strstr(f, "size:") : NULL;
+	if (o && z) {
+		off = strtoul(o + 7, NULL, 10);
+		size = strtoul(z + 5, NULL, 10);
+	}
+	free(text);
+	return (unsigned int)(off + size);
+}
+
+static int splice_probe(const struct source_params *p)
+{
+	int fd = open_raw(p->instance, 0);
+
+	if (fd < 0) {
+		int ret = -errno;
+
+		log_err("splice source: cannot open trace_pipe_raw of %s: %s",
+			p->instance ? p->instance : "the top buffer", strerror(errno));
+		return ret;
+	}
+	close(fd);
+	return 0;
+}
+
+static void splice_close(struct source *s)
+{
+	struct source_splice *ss = (struct source_splice *)s;
+
+	for (int i = 0; ss->cpus && i < s->ncpus; i++) {
+		struct splice_cpu *c = &ss->cpus[i];
+
+		if (c->fd >= 0)
+			close(c->fd);
+		if (c->pipe[0] >= 0)
+			close(c->pipe[0]);
+		if (c->pipe[1] >= 0)
+			close(c->pipe[1]);
+	}
+	free(ss->cpus);
+	free(ss->page);
+	free(ss->instance);
+}
+
+static int splice_open(struct source *s, const struct source_params *p)
+{
+	struct source_splice *ss = (struct source_splice *)s;
+	int ret = 0, found = 0;
+
+	s->ncpus = tracing_ncpus();
+	s->page_size = header_page_size(p->instance);
+	if (s->page_size < 64 || s->page_size & (s->page_size - 1)) {
+		log_err("splice source: cannot tell the sub-buffer size from events/header_page");
+		return -EPROTO;
+	}
+	ss->cpus = calloc((size_t)s->ncpus, sizeof(*ss->cpus));
+	ss->page = malloc(s->page_size);
+	ss->instance = p->instance ? strdup(p->instance) : NULL;
+	if (!ss->cpus || !ss->page || (p->instance && !ss->instance)) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (int i = 0; i < s->ncpus; i++) {
+		ss->cpus[i].fd = -1;
+		ss->cpus[i].pipe[0] = ss->cpus[i].pipe[1] = -1;
+	}
+	for (int i = 0; i < s->ncpus; i++) {
+		struct splice_cpu *c = &ss->cpus[i];
+		int sz;
+
+		c->fd = open_raw(p->instance, i);
+		if (c->fd < 0) {
+			if (errno == ENOENT || errno == ENODEV)
+				continue;
+			ret = -errno;
+			log_err("splice source: cannot open trace_pipe_raw of CPU %d: %s", i,
+				strerror(errno));
+			goto fail;
+		}
+		if (pipe2(c->pipe, O_CLOEXEC | O_NONBLOCK)) {
+			ret = -errno;
+			log_err("splice source: pipe: %s", strerror(errno));
+			goto fail;
+		}
+		/* A bigger pipe means fewer splice calls per wake-up; the default is fine too. */
+		fcntl(c->pipe[1], F_SETPIPE_SZ, SPLICE_PIPE_WANT);
+		sz = fcntl(c->pipe[1], F_GETPIPE_SZ);
+		if (sz < (int)s->page_size) {
+			log_err("splice source: pipe of %d bytes cannot hold a page", sz);
+			ret = -EINVAL;
+			goto fail;
+		}
+		if (!ss->pipe_size || (size_t)sz < ss->pipe_size)
+			ss->pipe_size = (size_t)sz - (size_t)sz % s->page_size;
+		found++;
+	}
+	if (!found) {
+		log_err("splice source: no CPU buffer found");
+		ret = -ENODEV;
+		goto fail;
+	}
+	return 0;
+fail:
+	splice_close(s);
+	return ret;
+}
+
+static int splice_poll_fd(struct source *s, int cpu)
+{
+	return ((struct source_splice *)s)->cpus[cpu].fd;
+}
+
+/* Moves up to @max whole pages the writer has left from the ring into the pipe. */
+static ssize_t fill_pipe(struct source_splice *ss, struct splice_cpu *c, size_t max)
+{
+	size_t room = ss->pipe_size - c->in_pipe, want = max * ss->s.page_size;
+	ssize_t r;
+
+	if (want > room)
+		want = room;
+	if (!want)
+		return 0;
+	do {
+		r = splice(c->fd, NULL, c->pipe[1], NULL, want,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	c->in_pipe += (size_t)r;
+	return r;
+}
+
+/* Reads from the pipe exactly @len bytes (they are in it). */
+static int drain_pipe(struct splice_cpu *c, char *dst, size_t len)
+{
+	while (len) {
+		ssize_t r = read(c->pipe[0], dst, len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		dst += r;
+		len -= (size_t)r;
+		c->in_pipe -= (size_t)r;
+	}
+	return 0;
+}
+
+/* At flush: the partly written page, copied out by the kernel. 1, 0 (none) or -errno. */
+static int read_partial(struct splice_cpu *c, char *dst, unsigned int page_size)
+{
+	ssize_t r;
+
+	do {
+		r = read(c->fd, dst, page_size);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	if (!r)
+		return 0;
+	if ((size_t)r != page_size)
+		return -EIO;	/* we always ask for a whole page */
+	return 1;
+}
+
+static ssize_t splice_read_pages(struct source *s, int cpu, void *dst, size_t max, int flush)
+{
+	struct source_splice *ss = (struct source_splice *)s;
+	struct splice_cpu *c = &ss->cpus[cpu];
+	char *d = dst;
+	size_t n = 0;
+	ssize_t r;
+	int ret;
+
+	if (c->fd < 0)
+		return 0;
+	while (n < max) {
+		size_t take;
+
+		if (!c->in_pipe) {
+			r = fill_pipe(ss, c, max - n);
+			if (r < 0)
+				return n ? (ssize_t)n : r;
+			if (!r)
+				break;
+		}
+		take = c->in_pipe / s->page_size;
+		if (take > max - n)
+			take = max - n;
+		ret = drain_pipe(c, d + n * s->page_size, take * s->page_size);
+		if (ret)
+			return n ? (ssize_t)n : ret;
+		n += take;
+	}
+	while (flush && n < max && !c->in_pipe) {
+		ret = read_partial(c, d + n * s->page_size, s->page_size);
+		if (ret < 0)
+			return n ? (ssize_t)n : ret;
+		if (!ret)
+			break;
+		n++;
+	}
+	c->pages += n;
+	return (ssize_t)n;
+}
+
+/* Pipe -> @fd at @off, exactly @len bytes (whole pages in the pipe). */
+static int pipe_to_file(struct splice_cpu *c, int fd, off_t off, size_t len)
+{
+	loff_t o = off;
+
+	while (len) {
+		ssize_t r = splice(c->pipe[0], NULL, fd, &o, len, SPLICE_F_MOVE);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		len -= (size_t)r;
+		c->in_pipe -= (size_t)r;
+	}
+	return 0;
+}
+
+static ssize_t splice_splice_pages(struct source *s, int cpu, int fd, off_t off, size_t max,
+				   int flush)
+{
+	struct source_splice *ss = (struct source_splice *)s;
+	struct splice_cpu *c = &ss->cpus[cpu];
+	size_t n = 0;
+	ssize_t r;
+	int ret;
+
+	if (c->fd < 0)
+		return 0;
+	while (n < max) {
+		size_t take;
+
+		if (!c->in_pipe) {
+			r = fill_pipe(ss, c, max - n);
+			if (r < 0)
+				return n ? (ssize_t)n : r;
+			if (!r)
+				break;
+		}
+		take = c->in_pipe / s->page_size;
+		if (take > max - n)
+			take = max - n;
+		ret = pipe_to_file(c, fd, off + (off_t)(n * s->page_size), take * s->page_size);
+		if (ret)
+			return n ? (ssize_t)n : ret;
+		n += take;
+	}
+	while (flush && n < max && !c->in_pipe) {
+		ret = read_partial(c, ss->page, s->page_size);
+		if (ret < 0)
+			return n ? (ssize_t)n : ret;
+		if (!ret)
+			break;
+		if (pwrite(fd, ss->page, s->page_size, off + (off_t)(n * s->page_size)) !=
+		    (ssize_t)s->page_size)
+			return n ? (ssize_t)n : (errno ? -errno : -EIO);
+		n++;
+	}
+	c->pages += n;
+	return (ssize_t)n;
+}
+
+static int splice_stats(struct source *s, int cpu, struct source_cpu_stats *st)
+{
+	struct source_splice *ss = (struct source_splice *)s;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (ss->cpus[cpu].fd < 0)
+		return 0;
+	ret = tracing_cpu_stats(ss->instance, cpu, st);
+	st->pages = ss->cpus[cpu].pages;
+	st->bytes = st->pages * s->page_size;
+	return ret;
+}
+
+static char *splice_cpustat_text(struct source *s, int cpu)
+{
+	struct source_splice *ss = (struct source_splice *)s;
+
+	return tracing_cpustat_text(ss->instance, cpu);
+}
+
+const struct source_ops source_splice_ops = {
+	.name		= "splice",
+	.size		= sizeof(struct source_splice),
+	.probe		= splice_probe,
+	.open		= splice_open,
+	.poll_fd	= splice_poll_fd,
+	.read_pages	= splice_read_pages,
+	.splice_pages	= splice_splice_pages,
+	.stats		= splice_stats,
+	.cpustat_text	= splice_cpustat_text,
+	.close		= splice_close,
+};

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracefs state a recording changes, saved first and restored exactly at the end
+ * (also on error paths): the instance (created if missing, removed if we created it),
+ * tracing_on, buffer_size_kb, buffer_percent, the overwrite option, trace_clock and the
+ * enable file of every event we turn on. Never touches ftrace_enabled or set_ftrace_filter.
+ * Also small tracefs file helpers used by the tracefs page sources.
+ */
+#ifndef REC_TRACING_H
+#define REC_TRACING_H
+
+#include <stddef.h>
+
+#include "source.h"
+
+struct tracing;
+
+struct tracing_params {
+	const char		*instance;	/* NULL = top buffer */
+	int			create;		/* create the instance if it does not exist */
+	const char *const	*events;	/* "SYSTEM" or "SYSTEM:EVENT" */
+	int			nr_events;
+	unsigned int		buffer_kb;	/* 0 = leave */
+	int			overwrite;	/* -1 = leave, else the option's value */
+	const char		*clock;		/* NULL = leave */
+	int			buffer_percent;	/* reader wake-up watermark, -1 = leave */
+};
+
+/**
+ * tracing_setup() - save the state, then configure tracing for a recording
+ * @p:		settings
+ * @err:	set to -errno on failure (message logged, state restored)
+ *
+ * Leaves tracing off (tracing_on 0) and the buffer cleared; tracing_set_on() starts.
+ *
+ * Return: the saved state, or NULL.
+ */
+struct tracing *tracing_setup(const struct tracing_params *p, int *err);
+
+/* Writes tracing_on; 0 or -errno. */
+int tracing_set_on(struct tracing *t, int on);
+
+/* The selected trace clock's name (after setup). */
+const char *tracing_clock(const struct tracing *t);
+
+/* Restores every saved setting (idempotent); 0 or the first -errno. */
+int tracing_restore(struct tracing *t);
+
+/* Restores (if not done) and frees. Accepts NULL. */
+void tracing_free(struct tracing *t);
+
+/* Path of @file of @instance (NULL = top), malloc'd; NULL if tracefs is missing. */
+char *tracing_path(const char *instance, const char *file);
+
+/* Whole content of @file of @instance (tracefs files report st_size 0), malloc'd. */
+char *tracing_read(const char *instance, const char *file, size_t *len);
+
+/* Parses per_cpu/cpu@cpu/stats into @st (entries, overrun, lost, read). 0 or -errno. */
+int tracing_cpu_stats(const char *instance, int cpu, struct source_cpu_stats *st);
+
+/* "CPU: N\n" + per_cpu/cpuN/stats: the CPUSTAT option text trace-cmd writes. */
+char *tracing_cpustat_text(const char *instance, int cpu);
+
+/* Possible CPUs as trace-cmd counts them (per_cpu/cpuN ids are 0..n-1). */
+int tracing_ncpus(void);
+
+#endif /* REC_TRACING_H */

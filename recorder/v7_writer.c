@@ -1,0 +1,1285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Streaming trace.dat version 7 writer (format: ../shared/docs/formats.md A).
+ *
+ * File layout while recording:
+ *
+ *   [initial header][HEADER_INFO][FTRACE_EVENTS][EVENT_FORMATS][KALLSYMS][PRINTK]
+ *   [BUFFER section header] pad to A
+ *   region 0 (CPU 0) | region 1 (CPU 1) | ... | region n-1    each region_bytes, sparse
+ *   T:   low tail slot   [OPTIONS][STRINGS, zero padded up to T + S]
+ *   T+S: high tail slot  [OPTIONS][STRINGS]
+ *
+ * A = max(page size, fs block size): regions start page aligned (uncompressed data
+ * must, formats.md A.9) and block aligned (FALLOC_FL_COLLAPSE_RANGE needs it).
+ * Compressed, a region holds the u32 chunk count and the chunks (A.5); raw, the pages.
+ * Data are only ever appended inside a region, never rewritten.
+ *
+ * Crash safety (kill -9 at any moment leaves a readable file holding every chunk of
+ * the last completed v7_sync):
+ *   1. pending partial chunks are written (the region past the synced end is not
+ *      referenced by anything yet);
+ *   2. each CPU's u32 chunk count is raised in place, after its chunks are in the file.
+ *      An old tail combined with a newer count only makes the reader load more valid
+ *      chunks (the per-CPU size is used for the truncation check alone, A.9);
+ *   3. the new tail (every option, the BUFFER option with the per-CPU sizes, DONE = 0,
+ *      STRINGS) goes to the slot the header does NOT point at;
+ *   4. the header's options offset is flipped to it: one 8-byte pwrite, the commit point;
+ *   5. the BUFFER section size is set to end at the new slot, and after a flip to the
+ *      low slot the file is cut at T + S, removing the stale high slot.
+ * Without @durable this holds for a killed process (the page cache outlives it); with
+ * it, fdatasync() barriers before and after the flip make it hold for a power loss.
+ * The section walk (`trace-cmd dump`) stays sane in every intermediate state: the
+ * BUFFER section always ends at a slot start, the low slot's STRINGS section is padded
+ * with zeros (empty strings) up to T + S so that what follows it is the high slot, and
+ * a stale slot still holds a complete, valid OPTIONS + STRINGS pair.
+ *
+ * v7_finish() writes the last chunks, removes the holes between the regions
+ * (collapse, or a copy downwards where the filesystem cannot collapse, e.g. tmpfs),
+ * writes CMDLINES + OPTIONS + STRINGS right behind the last CPU's data and truncates:
+ * the result is a compact file like trace-cmd's, then flips the header to the new tail.
+ * Where the data are copied down, nothing the old tail refers to is overwritten (as
+ * long as no CPU's data moves by less than its own size), so a kill at any point of
+ * finishing leaves the last synced file or the finished one. With collapse, a kill
+ * between the first collapse and the flip leaves a header naming a tail that moved;
+ * `recorderd recover` rebuilds it from the chunk streams.
+ *
+ * The slot size S is 1 MiB: room for every option a capture adds (v7_add_option()
+ * refuses more), so T + S + S is all the file ever holds past the regions.
+ *
+ * Not thread-safe: one thread drives a writer. The append path does no allocation:
+ * each CPU has one chunk buffer (allocated with its first pages), the writer one
+ * compression context and output buffer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ftrace_page.h"
+#include "compress.h"
+#include "log.h"
+#include "v7_writer.h"
+
+#define V7_MAGIC		"\x17\x08\x44tracing"
+#define V7_SEC_HDR_SIZE		16
+/*
+ * 32 pages per chunk (trace-cmd uses 10), chosen with tests/bench/writer_bench on
+ * 34 MB of real pages (sched, irq, timer, syscalls; zstd -1): the ratio reaches 0.94
+ * of the zstd CLI's at 32 pages against 0.89 at 10 and 0.97 at 64, at 870 MB per CPU
+ * second against 670 at 10 and 890 at 64; libtracecmd reads all sizes back at the
+ * same speed. It costs 128 KiB of buffer per CPU that records.
+ */
+#define V7_DEF_CHUNK_PAGES	32
+#define V7_DEF_REGION		(1ULL << 30)
+#define V7_SLOT_SIZE		(1ULL << 20)	/* room for one tail while recording */
+#define V7_SEC_FL_COMPRESS	1
+#define V7_NR_META		(V7_SEC_CMDLINES - V7_SEC_HEADER_INFO + 1)
+
+enum v7_state {
+	V7_ST_CAPTURE,		/* metadata written, accepting pages */
+	V7_ST_FINISHED,		/* v7_finish() done; nothing more accepted */
+};
+
+struct v7_cpu {
+	uint64_t	region;		/* file offset of the region */
+	uint64_t	used;		/* bytes used: compressed 4 + sum(8 + c_i), raw pages */
+	uint32_t	nr_chunks;	/* chunks written */
+	uint32_t	synced_chunks;	/* chunk count stored in the file */
+	char		*chunk;		/* pages waiting for a full chunk */
+	unsigned int	pending;	/* pages in @chunk */
+};
+
+struct v7_opt {
+	uint16_t	id;
+	uint32_t	len;
+	char		*data;
+};
+
+struct v7_buf {
+	char		*p;
+	size_t		len;
+	size_t		cap;
+};
+
+struct v7_writer {
+	int			fd;
+	enum v7_state		state;
+	int			err;		/* sticky write error, -errno */
+	unsigned int		ps;		/* trace page (sub-buffer) size */
+	int			ncpus;
+	bool			compressed;
+	bool			durable;	/* fdatasync around the commit point */
+	unsigned int		chunk_pages;
+	uint64_t		region_bytes;
+	uint64_t		align;		/* A, see the top comment */
+	const struct codec	*codec;
+	struct codec_ctx	*cctx;
+	char			*zbuf;		/* 8-byte chunk header + one frame */
+	size_t			zcap;
+	size_t			chunk_worst;	/* 8 + bound of a full chunk */
+	char			*clock;
+	char			*buffer_name;
+	uint64_t		opt_ptr;	/* the header's options-offset field */
+	uint64_t		sec_off[V7_NR_META];	/* HEADER_INFO..CMDLINES, 0 = none */
+	uint64_t		buf_sec;	/* BUFFER section header */
+	uint64_t		data_base;	/* region 0 */
+	uint64_t		tail_base;	/* T */
+	int			slot;		/* slot the header points at: -1, 0 low, 1 high */
+	uint64_t		low_dirty;	/* end of the bytes ever written in the low slot */
+	struct v7_buf		strs;		/* STRINGS table */
+	struct v7_opt		*opts;
+	int			nr_opts;
+	struct v7_cpu		*cpus;
+	uint64_t		*base;		/* scratch: each CPU's data offset for a tail */
+	uint64_t		raw_bytes;
+	uint64_t		file_bytes;
+	long			fail_after;	/* fault injection: file updates left, -1 = off */
+};
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* Growable byte buffer for section bodies and tails (never on the page path). */
+
+static int buf_reserve(struct v7_buf *b, size_t len)
+{
+	if (b->len + len > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *p;
+
+		while (cap < b->len + len)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p)
+			return -ENOMEM;
+		b->p = p;
+		b->cap = cap;
+	}
+	return 0;
+}
+
+static int buf_put(struct v7_buf *b, const void *data, size_t len)
+{
+	int ret = buf_reserve(b, len);
+
+	if (ret)
+		return ret;
+	if (len)
+		memcpy(b->p + b->len, data, len);
+	b->len += len;
+	return 0;
+}
+
+static int buf_u16(struct v7_buf *b, uint16_t v)
+{
+	return buf_put(b, &v, sizeof(v));
+}
+
+static int buf_u32(struct v7_buf *b, uint32_t v)
+{
+	return buf_put(b, &v, sizeof(v));
+}
+
+static int buf_u64(struct v7_buf *b, uint64_t v)
+{
+	return buf_put(b, &v, sizeof(v));
+}
+
+static int buf_str(struct v7_buf *b, const char *s)
+{
+	return buf_put(b, s, strlen(s) + 1);
+}
+
+static void buf_free(struct v7_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Fails the writer for good: the file keeps its last synced state. */
+static int v7_fail(struct v7_writer *w, int err, const char *what)
+{
+	if (!w->err) {
+		w->err = err;
+		log_err("trace.dat writer: %s: %s", what, strerror(-err));
+	}
+	return err;
+}
+
+/* Fault injection for tests: the file updates a kill -9 would not have let happen. */
+static int v7_injected(struct v7_writer *w)
+{
+	if (w->fail_after < 0 || w->fail_after-- > 0)
+		return 0;
+	return v7_fail(w, -EIO, "injected failure");
+}
+
+static int v7_truncate(struct v7_writer *w, uint64_t len)
+{
+	if (v7_injected(w))
+		return w->err;
+	if (ftruncate(w->fd, (off_t)len))
+		return v7_fail(w, -errno, "truncate");
+	return 0;
+}
+
+/*
+ * With @durable, what was written reaches the disk before what comes next refers
+ * to it: chunks before the tail that lists them, the tail before the header flip.
+ * Without it the order only holds for a killed process (the page cache survives).
+ */
+static int v7_barrier(struct v7_writer *w)
+{
+	if (!w->durable || w->err)
+		return w->err;
+	if (fdatasync(w->fd))
+		return v7_fail(w, -errno, "fdatasync");
+	return 0;
+}
+
+/* The one sink every byte of the file goes through. */
+static int v7_write(struct v7_writer *w, const void *data, size_t len, uint64_t off)
+{
+	const char *p = data;
+
+	if (w->err)
+		return w->err;
+	if (v7_injected(w))
+		return w->err;
+	while (len) {
+		ssize_t r = pwrite(w->fd, p, len, (off_t)off);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return v7_fail(w, -errno, "write");
+		}
+		if (r == 0)
+			return v7_fail(w, -EIO, "write");
+		p += r;
+		len -= (size_t)r;
+		off += (uint64_t)r;
+		w->file_bytes += (uint64_t)r;
+	}
+	return 0;
+}
+
+static int v7_patch_u64(struct v7_writer *w, uint64_t off, uint64_t v)
+{
+	return v7_write(w, &v, sizeof(v), off);
+}
+
+static int v7_check_state(const struct v7_writer *w, enum v7_state want, const char *fn)
+{
+	if (w->err)
+		return w->err;
+	if (w->state != want) {
+		log_err("%s: unexpected state %d", fn, w->state);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* STRINGS: a description's ID is its byte offset in the table (formats.md A.11). */
+static int32_t v7_string_id(struct v7_writer *w, const char *s)
+{
+	size_t off = 0;
+
+	while (off < w->strs.len) {
+		if (!strcmp(w->strs.p + off, s))
+			return (int32_t)off;
+		off += strlen(w->strs.p + off) + 1;
+	}
+	if (buf_str(&w->strs, s))
+		return -1;
+	return (int32_t)off;
+}
+
+/*
+ * Appends a section (16-byte header, then the body, compressed as one block when
+ * @compress) to @out. @sec_end (0 = none), counted from the start of @out, makes the
+ * section's size run up to there: the zeros after an uncompressed body are not in
+ * @out, the file already holds them (the low tail slot's STRINGS padding).
+ */
+static int v7_put_section(struct v7_writer *w, struct v7_buf *out, uint16_t id,
+			  const char *desc, const void *body, size_t len, bool compress,
+			  uint64_t sec_end)
+{
+	int32_t sid = v7_string_id(w, desc);
+	uint16_t flags = compress ? V7_SEC_FL_COMPRESS : 0;
+	size_t hdr = out->len;
+	uint64_t size;
+	int ret;
+
+	if (sid < 0)
+		return -ENOMEM;
+	ret = buf_u16(out, id);
+	ret = ret ?: buf_u16(out, flags);
+	ret = ret ?: buf_u32(out, (uint32_t)sid);
+	ret = ret ?: buf_u64(out, 0);
+	if (ret)
+		return ret;
+	if (compress) {
+		size_t bound = codec_bound(w->codec, len);
+		ssize_t c;
+
+		if (len > UINT32_MAX)
+			return -EFBIG;
+		ret = buf_reserve(out, 8 + bound);
+		if (ret)
+			return ret;
+		c = codec_compress(w->cctx, body, len, out->p + out->len + 8, bound);
+		if (c < 0)
+			return (int)c;
+		buf_u32(out, (uint32_t)c);
+		buf_u32(out, (uint32_t)len);
+		out->len += (size_t)c;
+	} else {
+		ret = buf_put(out, body, len);
+		if (ret)
+			return ret;
+	}
+	size = out->len - hdr - V7_SEC_HDR_SIZE;
+	if (sec_end)
+		size = sec_end - hdr - V7_SEC_HDR_SIZE;
+	memcpy(out->p + hdr + 8, &size, sizeof(size));
+	return 0;
+}
+
+/* Writes a section at @off; returns its end offset in *@end. */
+static int v7_write_section(struct v7_writer *w, uint64_t off, uint16_t id,
+			    const char *desc, const struct v7_buf *body, uint64_t *end)
+{
+	struct v7_buf out = { 0 };
+	int ret;
+
+	ret = v7_put_section(w, &out, id, desc, body->p, body->len, w->compressed, 0);
+	if (!ret)
+		ret = v7_write(w, out.p, out.len, off);
+	if (!ret)
+		*end = off + out.len;
+	buf_free(&out);
+	return ret;
+}
+
+static int v7_put_format(struct v7_buf *b, const struct meta_format *f)
+{
+	int ret = buf_u64(b, f->len);
+
+	return ret ?: buf_put(b, f->text, f->len);
+}
+
+/* Section bodies of formats.md A.6. */
+static int v7_body_headers(struct v7_buf *b, const struct trace_meta *m)
+{
+	int ret;
+
+	ret = buf_put(b, "header_page", 12);
+	ret = ret ?: buf_u64(b, m->header_page_len);
+	ret = ret ?: buf_put(b, m->header_page, m->header_page_len);
+	ret = ret ?: buf_put(b, "header_event", 13);
+	ret = ret ?: buf_u64(b, m->header_event_len);
+	return ret ?: buf_put(b, m->header_event, m->header_event_len);
+}
+
+static int v7_body_ftrace(struct v7_buf *b, const struct trace_meta *m)
+{
+	int i, ret = buf_u32(b, (uint32_t)m->ftrace.nr_events);
+
+	for (i = 0; !ret && i < m->ftrace.nr_events; i++)
+		ret = v7_put_format(b, &m->ftrace.events[i]);
+	return ret;
+}
+
+static int v7_body_formats(struct v7_buf *b, const struct trace_meta *m)
+{
+	int i, j, ret = buf_u32(b, (uint32_t)m->nr_systems);
+
+	for (i = 0; !ret && i < m->nr_systems; i++) {
+		const struct meta_system *s = &m->systems[i];
+
+		ret = buf_str(b, s->name);
+		ret = ret ?: buf_u32(b, (uint32_t)s->nr_events);
+		for (j = 0; !ret && j < s->nr_events; j++)
+			ret = v7_put_format(b, &s->events[j]);
+	}
+	return ret;
+}
+
+static int v7_body_text32(struct v7_buf *b, const char *text, size_t len)
+{
+	int ret;
+
+	if (len > UINT32_MAX)
+		return -EFBIG;
+	ret = buf_u32(b, text ? (uint32_t)len : 0);
+	return ret ?: buf_put(b, text, text ? len : 0);
+}
+
+static int v7_write_meta_section(struct v7_writer *w, uint64_t *off, uint16_t id,
+				 const char *desc, const struct trace_meta *m)
+{
+	struct v7_buf body = { 0 };
+	int ret;
+
+	switch (id) {
+	case V7_SEC_HEADER_INFO:
+		ret = v7_body_headers(&body, m);
+		break;
+	case V7_SEC_FTRACE_EVENTS:
+		ret = v7_body_ftrace(&body, m);
+		break;
+	case V7_SEC_EVENT_FORMATS:
+		ret = v7_body_formats(&body, m);
+		break;
+	case V7_SEC_KALLSYMS:
+		ret = v7_body_text32(&body, m->kallsyms, m->kallsyms_len);
+		break;
+	default:
+		ret = v7_body_text32(&body, m->printk, m->printk_len);
+		break;
+	}
+	if (!ret) {
+		w->sec_off[id - V7_SEC_HEADER_INFO] = *off;
+		ret = v7_write_section(w, *off, id, desc, &body, off);
+	}
+	buf_free(&body);
+	return ret;
+}
+
+/* Initial header, formats.md A.2 (byte exact). */
+static int v7_write_initial(struct v7_writer *w, uint64_t *off)
+{
+	struct v7_buf b = { 0 };
+	uint16_t one = 1;
+	uint8_t endian = *(uint8_t *)&one ? 0 : 1;
+	uint8_t lsize = sizeof(long);
+	int ret;
+
+	ret = buf_put(&b, V7_MAGIC, 10);
+	ret = ret ?: buf_put(&b, "7", 2);
+	ret = ret ?: buf_put(&b, &endian, 1);
+	ret = ret ?: buf_put(&b, &lsize, 1);
+	ret = ret ?: buf_u32(&b, w->ps);
+	ret = ret ?: buf_str(&b, codec_name(w->codec));
+	ret = ret ?: buf_str(&b, codec_version(w->codec));
+	if (!ret) {
+		w->opt_ptr = b.len;
+		ret = buf_u64(&b, 0);
+	}
+	if (!ret)
+		ret = v7_write(w, b.p, b.len, 0);
+	if (!ret)
+		*off = b.len;
+	buf_free(&b);
+	return ret;
+}
+
+/* Bytes of a CPU's data the reader is told about (A.9, A.10). */
+static uint64_t v7_cpu_size(const struct v7_writer *w, const struct v7_cpu *c)
+{
+	if (!w->compressed)
+		return c->used;
+	return c->nr_chunks ? c->used - 4 : 0;
+}
+
+static int v7_put_option(struct v7_buf *b, uint16_t id, const void *data, uint32_t len)
+{
+	int ret = buf_u16(b, id);
+
+	ret = ret ?: buf_u32(b, len);
+	return ret ?: buf_put(b, data, len);
+}
+
+/* BUFFER option, formats.md A.10; @base[cpu] = where each CPU's data start. */
+static int v7_put_buffer_option(struct v7_writer *w, struct v7_buf *b, const uint64_t *base)
+{
+	struct v7_buf d = { 0 };
+	uint32_t k = 0;
+	int i, ret;
+
+	for (i = 0; i < w->ncpus; i++)
+		k += v7_cpu_size(w, &w->cpus[i]) != 0;
+	ret = buf_u64(&d, w->buf_sec);
+	ret = ret ?: buf_str(&d, w->buffer_name);
+	ret = ret ?: buf_str(&d, w->clock);
+	ret = ret ?: buf_u32(&d, w->ps);
+	ret = ret ?: buf_u32(&d, k);
+	for (i = 0; !ret && i < w->ncpus; i++) {
+		uint64_t size = v7_cpu_size(w, &w->cpus[i]);
+
+		if (!size)
+			continue;
+		ret = buf_u32(&d, (uint32_t)i);
+		ret = ret ?: buf_u64(&d, base[i]);
+		ret = ret ?: buf_u64(&d, size);
+	}
+	ret = ret ?: v7_put_option(b, V7_OPT_BUFFER, d.p, (uint32_t)d.len);
+	buf_free(&d);
+	return ret;
+}
+
+/*
+ * The OPTIONS section body: section offsets, the caller's options, CPUSTATs, CPUCOUNT,
+ * BUFFER, DONE = 0 (the order trace-cmd uses, A.7).
+ */
+static int v7_put_options(struct v7_writer *w, struct v7_buf *b, const uint64_t *base,
+			  char *const *cpustat)
+{
+	uint32_t ncpus = (uint32_t)w->ncpus;
+	int i, ret = 0;
+
+	for (i = 0; !ret && i < V7_NR_META - 1; i++)
+		if (w->sec_off[i])
+			ret = v7_put_option(b, V7_SEC_HEADER_INFO + i, &w->sec_off[i], 8);
+	for (i = 0; !ret && i < w->nr_opts; i++)
+		ret = v7_put_option(b, w->opts[i].id, w->opts[i].data, w->opts[i].len);
+	for (i = 0; !ret && cpustat && i < w->ncpus; i++)
+		if (cpustat[i])
+			ret = v7_put_option(b, V7_OPT_CPUSTAT, cpustat[i],
+					    (uint32_t)strlen(cpustat[i]) + 1);
+	if (!ret && w->sec_off[V7_NR_META - 1])
+		ret = v7_put_option(b, V7_SEC_CMDLINES, &w->sec_off[V7_NR_META - 1], 8);
+	ret = ret ?: v7_put_option(b, V7_OPT_CPUCOUNT, &ncpus, 4);
+	ret = ret ?: v7_put_buffer_option(w, b, base);
+	if (!ret) {
+		uint64_t next = 0;
+
+		ret = v7_put_option(b, V7_OPT_DONE, &next, 8);
+	}
+	return ret;
+}
+
+/*
+ * Builds OPTIONS + STRINGS at file offset @off into @out. @sec_end (0 = none) pads
+ * STRINGS up to that offset; @compress_strings at finish only (padding must stay
+ * readable as empty strings).
+ */
+static int v7_build_tail(struct v7_writer *w, struct v7_buf *out, uint64_t off,
+			 const uint64_t *base, char *const *cpustat, uint64_t sec_end,
+			 bool compress_strings)
+{
+	struct v7_buf opts = { 0 };
+	int ret;
+
+	/* Both descriptions must be in the table before it is written. */
+	if (v7_string_id(w, "options") < 0 || v7_string_id(w, "strings") < 0)
+		return -ENOMEM;
+	ret = v7_put_options(w, &opts, base, cpustat);
+	ret = ret ?: v7_put_section(w, out, V7_OPT_DONE, "options", opts.p, opts.len,
+				    false, 0);
+	ret = ret ?: v7_put_section(w, out, V7_SEC_STRINGS, "strings", w->strs.p,
+				    w->strs.len, compress_strings,
+				    sec_end ? sec_end - off : 0);
+	buf_free(&opts);
+	return ret;
+}
+
+/* Compresses @n pages at @pages into one chunk appended to the CPU's region. */
+static int v7_write_chunk(struct v7_writer *w, struct v7_cpu *c, const void *pages,
+			  unsigned int n)
+{
+	uint32_t u = n * w->ps;
+	ssize_t clen;
+	uint32_t c32;
+	int ret;
+
+	clen = codec_compress(w->cctx, pages, u, w->zbuf + 8, w->zcap - 8);
+	if (clen < 0)
+		return v7_fail(w, (int)clen, "compress");
+	c32 = (uint32_t)clen;
+	memcpy(w->zbuf, &c32, 4);
+	memcpy(w->zbuf + 4, &u, 4);
+	if (c->used + 8 + c32 > w->region_bytes)	/* admission control prevents it */
+		return v7_fail(w, -EOVERFLOW, "region overflow");
+	ret = v7_write(w, w->zbuf, 8 + c32, c->region + c->used);
+	if (ret)
+		return ret;
+	c->used += 8 + c32;
+	c->nr_chunks++;
+	return 0;
+}
+
+static int v7_flush_cpu(struct v7_writer *w, struct v7_cpu *c)
+{
+	int ret;
+
+	if (!c->pending)
+		return 0;
+	ret = v7_write_chunk(w, c, c->chunk, c->pending);
+	if (!ret)
+		c->pending = 0;
+	return ret;
+}
+
+/* Writes partial chunks and raises the stored chunk counts (after their data). */
+static int v7_flush_all(struct v7_writer *w)
+{
+	int i, ret;
+
+	for (i = 0; i < w->ncpus; i++) {
+		struct v7_cpu *c = &w->cpus[i];
+
+		if (!w->compressed)
+			continue;
+		ret = v7_flush_cpu(w, c);
+		if (ret)
+			return ret;
+		if (c->nr_chunks == c->synced_chunks)
+			continue;
+		ret = v7_write(w, &c->nr_chunks, 4, c->region);
+		if (ret)
+			return ret;
+		c->synced_chunks = c->nr_chunks;
+	}
+	return 0;
+}
+
+/* Zeros [from, to) so the low slot's padded STRINGS holds only empty strings. */
+static int v7_zero(struct v7_writer *w, uint64_t from, uint64_t to)
+{
+	static const char zeros[4096];
+	int ret = 0;
+
+	if (to <= from)
+		return 0;
+	if (v7_injected(w))
+		return w->err;
+	if (!fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
+		       (off_t)(to - from)))
+		return 0;
+	while (!ret && from < to) {
+		size_t n = to - from < sizeof(zeros) ? to - from : sizeof(zeros);
+
+		ret = v7_write(w, zeros, n, from);
+		from += n;
+	}
+	return ret;
+}
+
+static int v7_write_tail(struct v7_writer *w)
+{
+	uint64_t *base = w->base;
+	int target = w->slot == 0 ? 1 : 0;
+	uint64_t off = w->tail_base + (target ? V7_SLOT_SIZE : 0);
+	uint64_t slot_end = w->tail_base + V7_SLOT_SIZE;
+	struct v7_buf out = { 0 };
+	int i, ret;
+
+	for (i = 0; i < w->ncpus; i++)
+		base[i] = w->cpus[i].region;
+	ret = v7_build_tail(w, &out, off, base, NULL, target ? 0 : slot_end, false);
+	if (ret)
+		goto out;
+	if (out.len > V7_SLOT_SIZE) {
+		log_err("trace.dat writer: options take %zu bytes, more than %llu",
+			out.len, (unsigned long long)V7_SLOT_SIZE);
+		ret = -E2BIG;
+		goto out;
+	}
+	if (!target) {
+		ret = v7_zero(w, off + out.len, w->low_dirty);
+		if (ret)
+			goto out;
+		w->low_dirty = off + out.len;
+	}
+	ret = v7_write(w, out.p, out.len, off);
+	ret = ret ?: v7_barrier(w);
+	/* The commit point: the header now names the new tail. */
+	ret = ret ?: v7_patch_u64(w, w->opt_ptr, off);
+	ret = ret ?: v7_barrier(w);
+	if (ret)
+		goto out;
+	w->slot = target;
+	ret = v7_patch_u64(w, w->buf_sec + 8, off - w->buf_sec - V7_SEC_HDR_SIZE);
+	if (!ret && !target)
+		ret = v7_truncate(w, slot_end);
+out:
+	buf_free(&out);
+	return ret;
+}
+
+/**
+ * v7_sync() - make everything appended so far readable
+ * @w: writer
+ *
+ * Writes the partial chunk of every CPU (the next pages start a new chunk), the chunk
+ * counts and a complete tail, then points the header at it.
+ *
+ * Return: 0 or -errno; a write error is sticky and leaves the previous sync intact.
+ */
+int v7_sync(struct v7_writer *w)
+{
+	int ret = v7_check_state(w, V7_ST_CAPTURE, __func__);
+
+	ret = ret ?: v7_flush_all(w);
+	ret = ret ?: v7_barrier(w);
+	return ret ?: v7_write_tail(w);
+}
+
+/* Worst-case bytes @p buffered pages take once written as chunks. */
+static uint64_t v7_worst(const struct v7_writer *w, uint64_t p)
+{
+	uint64_t full = p / w->chunk_pages, rest = p % w->chunk_pages;
+	uint64_t bytes = full * w->chunk_worst;
+
+	if (rest)
+		bytes += 8 + codec_bound(w->codec, rest * w->ps);
+	return bytes;
+}
+
+static bool v7_pages_valid(const struct v7_writer *w, const char *pages, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ftp_page_len(pages + i * w->ps) > w->ps - FTP_HDR_SIZE)
+			return false;
+	return true;
+}
+
+static int v7_check_cpu(const struct v7_writer *w, int cpu, const char *fn)
+{
+	int ret = v7_check_state(w, V7_ST_CAPTURE, fn);
+
+	if (ret)
+		return ret;
+	if (cpu < 0 || cpu >= w->ncpus) {
+		log_err("%s: no CPU %d", fn, cpu);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * v7_append_pages() - append whole trace pages of one CPU
+ * @w: writer
+ * @cpu: CPU id
+ * @pages: @n pages of the file's page size each
+ * @n: number of pages
+ *
+ * Context: the page path: no allocation, no logging except on a hard error.
+ * Return: 0; -ENOSPC when the CPU's region cannot take the pages (none taken, the
+ * writer stays usable: rotate to a new file); -EINVAL for a page whose commit length
+ * exceeds the page (none taken); another -errno on a write error (sticky).
+ */
+int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n)
+{
+	const char *src = pages;
+	struct v7_cpu *c;
+	int ret = v7_check_cpu(w, cpu, __func__);
+
+	if (ret)
+		return ret;
+	if (!n)
+		return 0;
+	if (!pages || !v7_pages_valid(w, pages, n))
+		return -EINVAL;
+	c = &w->cpus[cpu];
+	if (!w->compressed) {
+		if (n > (w->region_bytes - c->used) / w->ps)
+			return -ENOSPC;
+		ret = v7_write(w, pages, n * w->ps, c->region + c->used);
+		if (ret)
+			return ret;
+		c->used += n * w->ps;
+		w->raw_bytes += n * w->ps;
+		return 0;
+	}
+	if (c->used + v7_worst(w, c->pending + n) > w->region_bytes)
+		return -ENOSPC;
+	/* Once per CPU, on its first pages: idle CPUs of big machines cost nothing. */
+	if (!c->chunk) {
+		c->chunk = malloc((size_t)w->chunk_pages * w->ps);
+		if (!c->chunk)
+			return -ENOMEM;
+	}
+	w->raw_bytes += n * w->ps;
+	while (n) {
+		size_t take;
+
+		if (!c->pending && n >= w->chunk_pages) {
+			/* A whole chunk straight from the caller's memory. */
+			ret = v7_write_chunk(w, c, src, w->chunk_pages);
+			if (ret)
+				return ret;
+			src += (size_t)w->chunk_pages * w->ps;
+			n -= w->chunk_pages;
+			continue;
+		}
+		take = w->chunk_pages - c->pending;
+		if (take > n)
+			take = n;
+		memcpy(c->chunk + (size_t)c->pending * w->ps, src, take * w->ps);
+		c->pending += take;
+		src += take * w->ps;
+		n -= take;
+		if (c->pending == w->chunk_pages) {
+			ret = v7_flush_cpu(w, c);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/**
+ * v7_reserve_pages() - where the next raw pages of @cpu go (uncompressed files)
+ * @w: writer
+ * @cpu: CPU id
+ * @off: file offset for the next page (page aligned)
+ * @max: pages that fit in the region from there
+ *
+ * Return: 0, -ENOSPC when the region is full, -EINVAL on a compressed file.
+ */
+int v7_reserve_pages(struct v7_writer *w, int cpu, off_t *off, size_t *max)
+{
+	struct v7_cpu *c;
+	int ret = v7_check_cpu(w, cpu, __func__);
+
+	if (ret)
+		return ret;
+	if (w->compressed) {
+		log_err("%s: compressed file", __func__);
+		return -EINVAL;
+	}
+	c = &w->cpus[cpu];
+	*off = (off_t)(c->region + c->used);
+	*max = (size_t)((w->region_bytes - c->used) / w->ps);
+	return *max ? 0 : -ENOSPC;
+}
+
+/**
+ * v7_commit_pages() - account for @n pages written at the v7_reserve_pages() offset
+ * @w: writer
+ * @cpu: CPU id
+ * @n: pages, at most what v7_reserve_pages() allowed
+ *
+ * Return: 0 or -EINVAL.
+ */
+int v7_commit_pages(struct v7_writer *w, int cpu, size_t n)
+{
+	struct v7_cpu *c;
+	int ret = v7_check_cpu(w, cpu, __func__);
+
+	if (ret)
+		return ret;
+	c = &w->cpus[cpu];
+	if (w->compressed || n > (w->region_bytes - c->used) / w->ps)
+		return -EINVAL;
+	c->used += n * w->ps;
+	w->raw_bytes += n * w->ps;
+	w->file_bytes += n * w->ps;
+	return 0;
+}
+
+/**
+ * v7_add_option() - add an option written with every tail
+ * @w: writer
+ * @id: option id; the ones the writer owns (DONE, BUFFER, CPUCOUNT, sections) are
+ *	refused, CPUSTAT goes through v7_finish()
+ * @data: option data (strings include their NUL)
+ * @len: bytes
+ *
+ * Return: 0 or -errno.
+ */
+int v7_add_option(struct v7_writer *w, uint16_t id, const void *data, uint32_t len)
+{
+	struct v7_opt *o;
+	int ret = v7_check_state(w, V7_ST_CAPTURE, __func__);
+
+	if (ret)
+		return ret;
+	if (id == V7_OPT_DONE || id == V7_OPT_BUFFER || id == V7_OPT_CPUCOUNT ||
+	    id == V7_OPT_CPUSTAT || (id >= V7_SEC_STRINGS && id <= V7_SEC_CMDLINES) ||
+	    (len && !data) || len > V7_SLOT_SIZE / 2) {
+		log_err("%s: option %u (%u bytes) refused", __func__, id, len);
+		return -EINVAL;
+	}
+	o = realloc(w->opts, (w->nr_opts + 1) * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	w->opts = o;
+	o = &w->opts[w->nr_opts];
+	o->data = malloc(len ? len : 1);
+	if (!o->data)
+		return -ENOMEM;
+	memcpy(o->data, data, len);
+	o->id = id;
+	o->len = len;
+	w->nr_opts++;
+	return 0;
+}
+
+static int v7_alloc(struct v7_writer *w, const struct v7_params *p)
+{
+	size_t chunk = (size_t)w->chunk_pages * w->ps;
+
+	w->cpus = calloc((size_t)w->ncpus, sizeof(*w->cpus));
+	w->base = calloc((size_t)w->ncpus, sizeof(*w->base));
+	w->clock = strdup(p->clock ? p->clock : "local");
+	w->buffer_name = strdup(p->buffer_name ? p->buffer_name : "");
+	if (!w->cpus || !w->base || !w->clock || !w->buffer_name)
+		return -ENOMEM;
+	w->cctx = codec_ctx_new(w->codec, p->zstd_level);
+	if (!w->cctx)
+		return -errno;
+	if (!w->compressed)
+		return 0;
+	w->chunk_worst = 8 + codec_bound(w->codec, chunk);
+	w->zcap = w->chunk_worst;
+	w->zbuf = malloc(w->zcap);
+	return w->zbuf ? 0 : -ENOMEM;
+}
+
+static int v7_check_params(const struct v7_params *p, const struct trace_meta *m)
+{
+	unsigned int ps = p->page_size ? p->page_size : m ? m->page_size : 0;
+
+	int fl = p->fd >= 0 ? fcntl(p->fd, F_GETFL) : -1;
+
+	if (fl < 0 || p->ncpus <= 0 || p->ncpus > 4096 || !m || !m->header_page ||
+	    !m->header_page_len || !m->header_event) {
+		log_err("trace.dat writer: needs an fd, 1..4096 CPUs, header_page and header_event");
+		return -EINVAL;
+	}
+	/* pwrite() on an O_APPEND fd appends; finishing reads the data back. */
+	if ((fl & O_ACCMODE) != O_RDWR || (fl & O_APPEND)) {
+		log_err("trace.dat writer: the output must be opened O_RDWR without O_APPEND");
+		return -EINVAL;
+	}
+	if (ps < 64 || ps > (1U << 27) || (ps & (ps - 1))) {
+		log_err("trace.dat writer: page size %u is not a power of two in 64..2^27", ps);
+		return -EINVAL;
+	}
+	if (p->comp != V7_COMP_NONE && p->comp != V7_COMP_ZSTD) {
+		log_err("trace.dat writer: unknown compression %d", p->comp);
+		return -EINVAL;
+	}
+	if (p->chunk_pages > 4096) {
+		log_err("trace.dat writer: %u pages per chunk is too many", p->chunk_pages);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int v7_layout(struct v7_writer *w, const struct v7_params *p, uint64_t off)
+{
+	struct stat st;
+	uint64_t blk = 4096;
+	int i;
+
+	if (!fstat(w->fd, &st) && st.st_blksize > 0)
+		blk = (uint64_t)st.st_blksize;
+	w->align = blk > w->ps ? blk : w->ps;
+	if (w->align % w->ps || w->align % blk)
+		w->align = w->ps * blk;		/* both are powers of two in practice */
+	w->region_bytes = round_up(p->region_bytes ? p->region_bytes : V7_DEF_REGION,
+				   w->align);
+	w->buf_sec = off;
+	w->data_base = round_up(off + V7_SEC_HDR_SIZE, w->align);
+	for (i = 0; i < w->ncpus; i++) {
+		w->cpus[i].region = w->data_base + (uint64_t)i * w->region_bytes;
+		/* Compressed, the region starts with the u32 chunk count. */
+		w->cpus[i].used = w->compressed ? 4 : 0;
+	}
+	w->tail_base = w->data_base + (uint64_t)w->ncpus * w->region_bytes;
+	if (w->tail_base + 2 * V7_SLOT_SIZE > (uint64_t)LLONG_MAX / 2)
+		return -EFBIG;
+	return 0;
+}
+
+/* BUFFER section header; its size is set by every tail (it ends at the slot). */
+static int v7_write_buffer_header(struct v7_writer *w)
+{
+	struct v7_buf b = { 0 };
+	char desc[300];
+	int ret;
+
+	snprintf(desc, sizeof(desc), "buffer flyrecord %s", w->buffer_name);
+	ret = v7_put_section(w, &b, V7_OPT_BUFFER, desc, NULL, 0, false, 0);
+	if (!ret && w->compressed) {
+		uint16_t fl = V7_SEC_FL_COMPRESS;
+
+		memcpy(b.p + 2, &fl, 2);
+	}
+	if (!ret) {
+		uint64_t size = w->tail_base - w->buf_sec - V7_SEC_HDR_SIZE;
+
+		memcpy(b.p + 8, &size, 8);
+		ret = v7_write(w, b.p, b.len, w->buf_sec);
+	}
+	buf_free(&b);
+	return ret;
+}
+
+/**
+ * v7_create() - start a trace.dat v7 file
+ * @p: parameters; @p->fd must be an empty file opened read-write
+ * @meta: metadata (header_page and header_event required)
+ *
+ * Writes the initial header, the metadata sections, the BUFFER section header and a
+ * first tail, so the file is a valid (empty) trace.dat from the start.
+ *
+ * Return: the writer, or NULL with errno set.
+ */
+struct v7_writer *v7_create(const struct v7_params *p, const struct trace_meta *meta)
+{
+	static const char *const desc[] = {
+		"headers", "ftrace events", "events format", "kallsyms", "printk",
+	};
+	struct v7_writer *w;
+	uint64_t off = 0;
+	int i, ret;
+
+	ret = v7_check_params(p, meta);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->fd = p->fd;
+	w->ps = p->page_size ? p->page_size : meta->page_size;
+	w->ncpus = p->ncpus;
+	w->compressed = p->comp == V7_COMP_ZSTD;
+	w->durable = p->durable;
+	w->codec = codec_find(w->compressed ? "zstd" : "none");
+	w->chunk_pages = p->chunk_pages ? p->chunk_pages : V7_DEF_CHUNK_PAGES;
+	w->slot = -1;
+	w->fail_after = -1;
+	ret = v7_alloc(w, p);
+	ret = ret ?: v7_write_initial(w, &off);
+	for (i = 0; !ret && i < 5; i++)
+		ret = v7_write_meta_section(w, &off, V7_SEC_HEADER_INFO + i, desc[i], meta);
+	ret = ret ?: v7_layout(w, p, off);
+	ret = ret ?: v7_write_buffer_header(w);
+	ret = ret ?: v7_write_tail(w);
+	if (ret) {
+		if (!w->err)
+			log_err("trace.dat writer: %s", strerror(-ret));
+		v7_free(w);
+		errno = -ret;
+		return NULL;
+	}
+	return w;
+}
+
+/* Moves @len bytes from @from down to @to (@to < @from; the ranges may overlap). */
+static int v7_move_down(struct v7_writer *w, uint64_t to, uint64_t from, uint64_t len)
+{
+	size_t bsz = 1 << 20;
+	char *b = malloc(bsz);
+	int ret = 0;
+
+	if (!b)
+		return -ENOMEM;
+	while (!ret && len) {
+		size_t n = len < bsz ? (size_t)len : bsz;
+		ssize_t r = pread(w->fd, b, n, (off_t)from);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			ret = v7_fail(w, r < 0 ? -errno : -EIO, "read back");
+			break;
+		}
+		ret = v7_write(w, b, (size_t)r, to);
+		to += (uint64_t)r;
+		from += (uint64_t)r;
+		len -= (uint64_t)r;
+	}
+	free(b);
+	return ret;
+}
+
+/*
+ * Removes the holes between the regions; fills @base with each CPU's final data
+ * offset and returns the end of the last CPU's data in *@end.
+ */
+static int v7_compact(struct v7_writer *w, uint64_t *base, uint64_t *end)
+{
+	uint64_t pos = w->data_base;
+	bool collapse = true;
+	int i, last = -1, ret = 0;
+
+	for (i = 0; i < w->ncpus; i++) {
+		uint64_t size = v7_cpu_size(w, &w->cpus[i]);
+
+		base[i] = 0;
+		if (!size)
+			continue;
+		base[i] = pos;
+		*end = pos + w->cpus[i].used;
+		pos = round_up(*end, w->align);
+		last = i;
+	}
+	if (last < 0) {
+		*end = w->buf_sec + V7_SEC_HDR_SIZE;
+		return 0;
+	}
+	/* Collapse the highest hole first: the lower regions keep their offsets. */
+	for (i = last; i >= 0; i--) {
+		struct v7_cpu *c = &w->cpus[i];
+		uint64_t start = w->data_base;
+		int j;
+
+		if (!v7_cpu_size(w, c))
+			continue;
+		for (j = i - 1; j >= 0; j--)
+			if (v7_cpu_size(w, &w->cpus[j])) {
+				start = w->cpus[j].region + round_up(w->cpus[j].used, w->align);
+				break;
+			}
+		if (start == c->region)
+			continue;
+		if (!fallocate(w->fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)start,
+			       (off_t)(c->region - start)))
+			continue;
+		if (i != last || (errno != EOPNOTSUPP && errno != EINVAL))
+			return v7_fail(w, -errno, "collapse range");
+		collapse = false;
+		break;
+	}
+	if (collapse)
+		return 0;
+	/* No collapse here (tmpfs, ...): copy each CPU's data down, lowest first. */
+	for (i = 0; !ret && i <= last; i++) {
+		if (!base[i] || base[i] == w->cpus[i].region)
+			continue;
+		ret = v7_move_down(w, base[i], w->cpus[i].region, w->cpus[i].used);
+	}
+	return ret;
+}
+
+static int v7_write_cmdlines(struct v7_writer *w, uint64_t off, const char *text,
+			     size_t len, uint64_t *end)
+{
+	struct v7_buf body = { 0 };
+	int ret;
+
+	if (!text)
+		len = 0;
+	ret = buf_u64(&body, len);
+	ret = ret ?: buf_put(&body, text, len);
+	if (!ret) {
+		w->sec_off[V7_NR_META - 1] = off;
+		ret = v7_write_section(w, off, V7_SEC_CMDLINES, "command lines", &body, end);
+	}
+	buf_free(&body);
+	return ret;
+}
+
+/**
+ * v7_finish() - complete the file
+ * @w: writer
+ * @cmdlines: saved_cmdlines text or NULL
+ * @cmdlines_len: its length
+ * @cpustat: per-CPU "stats" texts (NULL, or entries that may be NULL)
+ *
+ * Writes the pending chunks, removes the holes between the CPU regions and writes
+ * CMDLINES, OPTIONS and STRINGS behind the data. Not atomic (see the top comment).
+ *
+ * Return: 0 or -errno; on a write error before the compaction the file keeps its
+ * last synced state.
+ */
+int v7_finish(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
+	      char *const *cpustat)
+{
+	uint64_t *base = w->base, end, opt_off;
+	struct v7_buf tail = { 0 };
+	int ret = v7_check_state(w, V7_ST_CAPTURE, __func__);
+
+	ret = ret ?: v7_flush_all(w);
+	ret = ret ?: v7_compact(w, base, &end);
+	if (ret)
+		return ret;
+	w->state = V7_ST_FINISHED;
+	ret = v7_write_cmdlines(w, end, cmdlines, cmdlines_len, &opt_off);
+	ret = ret ?: v7_build_tail(w, &tail, opt_off, base, cpustat, 0, w->compressed);
+	ret = ret ?: v7_write(w, tail.p, tail.len, opt_off);
+	ret = ret ?: v7_barrier(w);
+	/*
+	 * Flip first: until the cut below the old BUFFER size still spans the new
+	 * sections, so both the reader and the section walk stay sane. After the cut
+	 * and before the size is patched only the walk (dump) misses STRINGS.
+	 */
+	ret = ret ?: v7_patch_u64(w, w->opt_ptr, opt_off);
+	ret = ret ?: v7_truncate(w, opt_off + tail.len);
+	ret = ret ?: v7_patch_u64(w, w->buf_sec + 8, end - w->buf_sec - V7_SEC_HDR_SIZE);
+	ret = ret ?: v7_barrier(w);
+	buf_free(&tail);
+	return ret;
+}
+
+/**
+ * v7_counters() - bytes accepted and bytes written
+ * @w: writer
+ * @raw_bytes: page bytes accepted so far
+ * @file_bytes: bytes written to the file so far (data, metadata, tails)
+ */
+void v7_counters(const struct v7_writer *w, uint64_t *raw_bytes, uint64_t *file_bytes)
+{
+	if (raw_bytes)
+		*raw_bytes = w->raw_bytes;
+	if (file_bytes)
+		*file_bytes = w->file_bytes;
+}
+
+/**
+ * v7_error() - the sticky write error
+ * @w: writer
+ *
+ * Return: 0, or the -errno that made the writer refuse further data.
+ */
+int v7_error(const struct v7_writer *w)
+{
+	return w->err;
+}
+
+/**
+ * v7_fail_after() - fault injection for tests
+ * @w: writer
+ * @n: file updates (writes, truncations) still allowed; -1 turns injection off
+ *
+ * The update after the last allowed one fails with -EIO as if the process had been
+ * killed there: the file keeps exactly what a kill -9 at that point leaves.
+ */
+void v7_fail_after(struct v7_writer *w, long n)
+{
+	w->fail_after = n;
+}
+
+/**
+ * v7_free() - free the writer (the fd stays open)
+ * @w: writer or NULL
+ */
+void v7_free(struct v7_writer *w)
+{
+	int i;
+
+	if (!w)
+		return;
+	for (i = 0; w->cpus && i < w->ncpus; i++)
+		free(w->cpus[i].chunk);
+	for (i = 0; i < w->nr_opts; i++)
+		free(w->opts[i].data);
+	free(w->opts);
+	free(w->cpus);
+	free(w->base);
+	free(w->zbuf);
+	codec_ctx_free(w->cctx);
+	buf_free(&w->strs);
+	free(w->clock);
+	free(w->buffer_name);
+	free(w);
+}

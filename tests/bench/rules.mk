@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0
+# The v7 writer benchmark (never a pass/fail test): build/bench/writer_bench.
+BENCH_WRITER_OBJ := $(addprefix $(B)/recorder/,v7_writer.o compress.o meta.o log.o)
+
+$(B)/bench/writer_bench: $(B)/tests/bench/writer_bench.o $(BENCH_WRITER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/bench/%.o: tests/bench/%.c $(B)/ext/kselftest_harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+userspace: $(B)/bench/writer_bench
+
+-include $(B)/tests/bench/writer_bench.d
+
+# record_bench.sh's load generators (H2).
+$(B)/bench/loadgen: $(B)/tests/bench/loadgen.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+
+userspace: $(B)/bench/loadgen
+
+-include $(B)/tests/bench/loadgen.d

@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module's ring buffer (kmod/rb_*.c, the same sources) under stress in user
+ * space.
+ *
+ * Each writer thread plays one CPU: it writes records into its own buffer, and
+ * two per-thread timers interrupt it with signals whose handlers write into the
+ * same buffer: SIGALRM plays a hardirq, SIGPROF an NMI (it also interrupts the
+ * SIGALRM handler and the reader swap). The reader thread plays the GET_READER
+ * ioctl: it sends SIGUSR1 (the IPI) to the writer thread, whose handler runs
+ * rb_reader_swap() with SIGALRM blocked (interrupts off) and SIGPROF not (NMIs
+ * still come). The reader then decodes the new data of the reader page with
+ * common/ftrace_page.h AND libtraceevent's kbuffer. In the "live" variants it reads the
+ * reader page as an mmap reader does: up to the commit length loaded once after the
+ * swap, which is past reader.read when the writer (or a signal nesting into it) still
+ * appends to the page it was handed; the appended events must be counted in read at
+ * the next swap. It checks:
+ *  - both decoders agree on every event and timestamp;
+ *  - timestamps never go backwards on a CPU; every payload pattern is intact;
+ *    sequence numbers per source only grow;
+ *  - at every swap, the events of the reader page up to reader.read = the
+ *    entries the swap counted for it;
+ *  - attempts = entries + lost; after draining, entries = read + overrun, and
+ *    the events decoded = read;
+ *  - the missed counts handed out (+ drops after the last page switch) equal
+ *    lost + overrun.
+ * Variants: discard and overwrite mode, on a small ring so both wrap often.
+ */
+#include <signal.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <kbuffer.h>
+
+#include "kselftest_harness.h"
+#include "rb_write.h"
+
+int rb_shim_warnings;
+
+#define NR_WRITERS	2
+#define RUN_SECONDS	2
+#define SRC_TASK	0
+#define SRC_IRQ		1
+#define SRC_NMI		2
+#define NR_SRC		3
+#define REC_MAGIC	0x46545247U
+
+struct rec {
+	struct ftp_entry ent;
+	__u32	magic;
+	__u32	src;
+	__u32	len;
+	__u32	pad;
+	__u64	seq;
+	__u8	pattern[];
+};
+
+struct writer {
+	struct rb_cpu	*buf;
+	pthread_t	th;
+	pid_t		tid;
+	int		stop;
+	int		ready;
+	/* swap request from the reader (the IPI) */
+	int		swap_req;
+	int		swap_done;
+	int		swap_ret;
+	/* per source: attempts and next sequence number */
+	__u64		attempts[NR_SRC];
+	__u64		next_seq[NR_SRC];
+	unsigned int	rnd;
+	/* reader side */
+	__u64		last_seq[NR_SRC];
+	__u64		last_ts;
+	__u32		last_id;
+	__u32		last_read;
+	bool		live_commit;	/* read up to the page's commit, not reader.read */
+	bool		pauses;		/* the task writer idles now and then */
+	__u64		regrown;	/* events read past reader.read */
+	__u64		decoded;
+	__u64		missed_reported;
+	__u64		bad;
+	char		why[160];
+};
+
+static __thread struct writer *self_w;
+
+static unsigned int rnd_next(unsigned int *r)
+{
+	*r = *r * 1103515245U + 12345U;
+	return *r >> 8;
+}
+
+static void write_one(struct writer *w, __u32 src, __u32 size)
+{
+	struct rec *r;
+	__u64 seq = w->next_seq[src]++;
+	__u32 i;
+
+	w->attempts[src]++;
+	r = rb_reserve(w->buf, size);
+	if (!r)
+		return;
+	r->ent.type = 1;
+	r->ent.flags = 0;
+	r->ent.preempt_count = 0;
+	r->ent.pid = (int)src;
+	r->magic = REC_MAGIC;
+	r->src = src;
+	r->len = size;
+	r->seq = seq;
+	for (i = 0; i < size - sizeof(*r); i++)
+		r->pattern[i] = (__u8)(seq + i);
+	rb_commit(w->buf);
+}
+
+static __u32 pick_size(struct writer *w)
+{
+	/* mostly small events, some large ones (> 112 bytes: type_len 0) */
+	return sizeof(struct rec) + (rnd_next(&w->rnd) % 8 ? rnd_next(&w->rnd) % 64 :
+				     rnd_next(&w->rnd) % 600);
+}
+
+static void on_irq(int sig)
+{
+	struct writer *w = self_w;
+
+	if (w)
+		write_one(w, SRC_IRQ, sizeof(struct rec) + 8 * (w->next_seq[SRC_IRQ] % 5));
+}
+
+static void on_nmi(int sig)
+{
+	struct writer *w = self_w;
+
+	if (w)
+		write_one(w, SRC_NMI, sizeof(struct rec) + 4);
+}
+
+static void on_ipi(int sig)
+{
+	struct writer *w = self_w;
+
+	if (!w || !__atomic_load_n(&w->swap_req, __ATOMIC_ACQUIRE))
+		return;
+	w->swap_req = 0;
+	w->swap_ret = rb_reader_swap(w->buf);
+	__atomic_store_n(&w->swap_done, 1, __ATOMIC_RELEASE);
+}
+
+static timer_t arm_timer(pid_t tid, int sig, long ns)
+{
+	struct sigevent sev = { 0 };
+	struct itimerspec its = { 0 };
+	timer_t t;
+
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = sig;
+	sev._sigev_un._tid = tid;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &t))
+		abort();
+	its.it_value.tv_nsec = ns;
+	its.it_interval.tv_nsec = ns;
+	timer_settime(t, 0, &its, NULL);
+	return t;
+}
+
+/*
+ * The task writer idles (its "interrupts" do not) until the reader holds the page
+ * the writer is on, then a little longer: appends after the swap, as at the end of
+ * a capture when only interrupts still trace.
+ */
+static void pause_writer(struct writer *w)
+{
+	struct timespec ts = { 0, 100000 };
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (READ_ONCE(w->buf->reader_id) == RB_TAIL_ID(rb_tail_read(w->buf)))
+			break;
+		nanosleep(&ts, NULL);
+	}
+	for (i = 0; i < 10; i++)
+		nanosleep(&ts, NULL);
+}
+
+static void *writer_fn(void *arg)
+{
+	struct writer *w = arg;
+	timer_t irq, nmi;
+
+	self_w = w;
+	w->tid = (pid_t)syscall(SYS_gettid);
+	irq = arm_timer(w->tid, SIGALRM, 20000);
+	nmi = arm_timer(w->tid, SIGPROF, 70000);
+	__atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		write_one(w, SRC_TASK, pick_size(w));
+		/*
+		 * Idle now and then, like a CPU whose task stopped tracing: the reader
+		 * catches up and takes the page the "interrupts" keep appending to.
+		 */
+		if (w->pauses && !(w->attempts[SRC_TASK] % 256))
+			pause_writer(w);
+	}
+	timer_delete(irq);
+	timer_delete(nmi);
+	/* a signal already queued may still run: detach it from the buffer last */
+	__atomic_store_n(&w->ready, 2, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void fail(struct writer *w, const char *why, __u64 a, __u64 b)
+{
+	if (!w->bad++)
+		snprintf(w->why, sizeof(w->why), "%s (%llu vs %llu)", why,
+			 (unsigned long long)a, (unsigned long long)b);
+}
+
+/* Checks one record decoded from the reader page. */
+static void check_rec(struct writer *w, const struct ftp_event *ev)
+{
+	const struct rec *r = ev->payload;
+	__u32 i;
+
+	if (ev->payload_len < sizeof(*r) || r->magic != REC_MAGIC || r->src >= NR_SRC) {
+		fail(w, "bad record header", ev->payload_len, r->magic);
+		return;
+	}
+	if (ftp_align4(r->len) != ev->payload_len)
+		fail(w, "record length", r->len, ev->payload_len);
+	for (i = 0; i < r->len - sizeof(*r); i++)
+		if (r->pattern[i] != (__u8)(r->seq + i)) {
+			fail(w, "payload pattern", r->seq, i);
+			break;
+		}
+	if (w->last_seq[r->src] && r->seq + 1 <= w->last_seq[r->src])
+		fail(w, "sequence went back", r->seq, w->last_seq[r->src] - 1);
+	w->last_seq[r->src] = r->seq + 1;
+	w->decoded++;
+}
+
+/*
+ * Decodes a copy of reader page @id cut at @len bytes (a commit length loaded before
+ * the copy) with both decoders and checks the events at offsets >= @start; the events
+ * before @rd (reader.read) must be the entries the swap counted.
+ */
+static void check_page(struct writer *w, struct kbuffer *kb, __u32 id, __u32 start,
+		       __u32 rd, __u32 len)
+{
+	static __thread char copy[4096];
+	struct rb_cpu *buf = w->buf;
+	unsigned long long kts;
+	__u64 ts, commit;
+	struct ftp_event ev;
+	void *krec;
+	__u32 off = 0, nr;
+
+	memcpy(copy, buf->pages[id].addr, sizeof(copy));
+	commit = ftp_page_commit(copy);
+	if ((commit & FTP_COMMIT_MASK) < len) {
+		fail(w, "commit below reader.read", commit & FTP_COMMIT_MASK, len);
+		return;
+	}
+	commit = (commit & ~(__u64)FTP_COMMIT_MASK) | len;
+	memcpy(copy + FTP_COMMIT_OFFSET, &commit, sizeof(commit));
+	ts = ftp_page_ts(copy);
+	if (kbuffer_load_subbuffer(kb, copy)) {
+		fail(w, "kbuffer_load_subbuffer", id, len);
+		return;
+	}
+	krec = kbuffer_read_event(kb, &kts);
+	nr = 0;
+	while (off < len) {
+		__u32 next = ftp_next(copy + FTP_HDR_SIZE, len, off, &ts, &ev);
+
+		if (!next) {
+			fail(w, "malformed page", id, off);
+			return;
+		}
+		off = next;
+		if (!ev.payload)
+			continue;
+		if (ev.offset < rd)
+			nr++;
+		if (krec != ev.payload || kts != ev.ts) {
+			fail(w, "kbuffer disagrees", kts, ev.ts);
+			return;
+		}
+		krec = kbuffer_next_event(kb, &kts);
+		if (ev.offset < start)
+			continue;
+		if (ev.ts < w->last_ts)
+			fail(w, "time went back", ev.ts, w->last_ts);
+		w->last_ts = ev.ts;
+		if (ev.offset >= rd)
+			w->regrown++;
+		check_rec(w, &ev);
+	}
+	if (krec)
+		fail(w, "kbuffer has more events", id, len);
+	/* at the swap every writer was done: the page's count is its events */
+	if (nr != buf->reader_counted)
+		fail(w, "events in page != entries counted", nr, buf->reader_counted);
+}
+
+/* One GET_READER: swap (by "IPI" while the writer runs, directly once it is gone). */
+static int get_reader(struct writer *w, struct kbuffer *kb, bool live)
+{
+	struct rb_cpu *buf = w->buf;
+	__u32 id, rd, start, len;
+	int tries;
+
+	for (tries = 0; tries < 100000; tries++) {
+		if (live) {
+			__atomic_store_n(&w->swap_done, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&w->swap_req, 1, __ATOMIC_RELEASE);
+			pthread_kill(w->th, SIGUSR1);
+			while (!__atomic_load_n(&w->swap_done, __ATOMIC_ACQUIRE) &&
+			       __atomic_load_n(&w->ready, __ATOMIC_ACQUIRE) == 1)
+				sched_yield();
+			if (!__atomic_load_n(&w->swap_done, __ATOMIC_ACQUIRE))
+				return -1;	/* the writer left: drain directly */
+		} else {
+			w->swap_ret = rb_reader_swap(buf);
+		}
+		if (w->swap_ret != -EAGAIN)
+			break;
+	}
+	if (w->swap_ret)
+		return -1;
+	id = buf->reader_id;
+	rd = buf->reader_read;
+	len = rd;
+	if (w->live_commit) {
+		/* one snapshot, as an mmap reader takes it: the writer may still append */
+		len = __atomic_load_n(rb_page_commit(buf, id), __ATOMIC_ACQUIRE) &
+		      FTP_COMMIT_MASK;
+		if (len < rd) {
+			fail(w, "commit below reader.read", len, rd);
+			return -1;
+		}
+	}
+	if (id == w->last_id && len == w->last_read)
+		return 0;
+	start = id == w->last_id ? w->last_read : 0;
+	if (id != w->last_id)
+		w->missed_reported += buf->lost_events;
+	check_page(w, kb, id, start, rd, len);
+	w->last_id = id;
+	w->last_read = len;
+	return 1;
+}
+
+FIXTURE(rb) {
+	struct writer w[NR_WRITERS];
+};
+
+FIXTURE_VARIANT(rb) {
+	bool overwrite;
+	__u32 nr_pages;
+	bool fast_reader;	/* never pauses: the reader often takes the writer's page */
+	bool live_commit;	/* reads past reader.read while the writer appends */
+};
+
+FIXTURE_VARIANT_ADD(rb, discard) { .overwrite = false, .nr_pages = 8 };
+FIXTURE_VARIANT_ADD(rb, overwrite) { .overwrite = true, .nr_pages = 8 };
+FIXTURE_VARIANT_ADD(rb, discard_big) { .overwrite = false, .nr_pages = 64 };
+FIXTURE_VARIANT_ADD(rb, discard_fast) { .overwrite = false, .nr_pages = 4, .fast_reader = true };
+FIXTURE_VARIANT_ADD(rb, overwrite_fast) { .overwrite = true, .nr_pages = 4, .fast_reader = true };
+FIXTURE_VARIANT_ADD(rb, discard_live) {
+	.overwrite = false, .nr_pages = 4, .fast_reader = true, .live_commit = true };
+FIXTURE_VARIANT_ADD(rb, overwrite_live) {
+	.overwrite = true, .nr_pages = 4, .fast_reader = true, .live_commit = true };
+
+FIXTURE_SETUP(rb)
+{
+	struct sigaction sa = { 0 };
+	int i;
+
+	sa.sa_handler = on_irq;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	sa.sa_handler = on_nmi;
+	ASSERT_EQ(0, sigaction(SIGPROF, &sa, NULL));
+	/* the "IPI" runs with "interrupts" (SIGALRM) off; "NMIs" still come */
+	sa.sa_handler = on_ipi;
+	sigaddset(&sa.sa_mask, SIGALRM);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+
+	memset(self->w, 0, sizeof(self->w));
+	for (i = 0; i < NR_WRITERS; i++) {
+		self->w[i].buf = rb_cpu_alloc(i, variant->nr_pages);
+		ASSERT_NE(NULL, self->w[i].buf);
+		self->w[i].buf->overwrite = variant->overwrite;
+		self->w[i].rnd = 1234 + i;
+		self->w[i].last_id = ~0U;
+		self->w[i].live_commit = variant->live_commit;
+		self->w[i].pauses = variant->live_commit;
+	}
+}
+
+FIXTURE_TEARDOWN(rb)
+{
+	int i;
+
+	for (i = 0; i < NR_WRITERS; i++)
+		rb_cpu_free(self->w[i].buf);
+}
+
+TEST_F(rb, stress)
+{
+	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	struct timespec t0, t;
+	__u64 total_read = 0;
+	int i, s;
+
+	ASSERT_NE(NULL, kb);
+	for (i = 0; i < NR_WRITERS; i++) {
+		ASSERT_EQ(0, pthread_create(&self->w[i].th, NULL, writer_fn, &self->w[i]));
+		while (!__atomic_load_n(&self->w[i].ready, __ATOMIC_ACQUIRE))
+			sched_yield();
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (i = 0; i < NR_WRITERS; i++)
+			get_reader(&self->w[i], kb, true);
+		/* let the ring fill now and then: drops and overwrites */
+		if ((total_read++ & 255) == 0 && !variant->fast_reader)
+			usleep(2000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < RUN_SECONDS);
+
+	for (i = 0; i < NR_WRITERS; i++) {
+		__atomic_store_n(&self->w[i].stop, 1, __ATOMIC_RELEASE);
+		pthread_join(self->w[i].th, NULL);
+	}
+	for (i = 0; i < NR_WRITERS; i++) {
+		struct writer *w = &self->w[i];
+		struct rb_cpu *buf = w->buf;
+		__u64 attempts = 0, entries, lost, overrun;
+		int n;
+
+		/* the "CPU" is offline now: drain without IPIs */
+		for (n = 0; n < 1000000 && get_reader(w, kb, false) > 0; n++)
+			;
+		for (s = 0; s < NR_SRC; s++)
+			attempts += w->attempts[s];
+		entries = local_read(&buf->entries);
+		lost = rb_lost(buf);
+		overrun = local_read(&buf->overrun);
+		TH_LOG("cpu%d: attempts %llu (irq %llu nmi %llu) entries %llu read %llu",
+		       i, (unsigned long long)attempts,
+		       (unsigned long long)w->attempts[SRC_IRQ],
+		       (unsigned long long)w->attempts[SRC_NMI],
+		       (unsigned long long)entries, (unsigned long long)buf->read);
+		TH_LOG("cpu%d: lost %llu (full %ld busy %ld) overrun %llu missed-reported %llu",
+		       i, (unsigned long long)lost, local_read(&buf->lost_full),
+		       local_read(&buf->lost_busy), (unsigned long long)overrun,
+		       (unsigned long long)w->missed_reported);
+		EXPECT_EQ(0ULL, w->bad) TH_LOG("cpu%d: %s", i, w->why);
+		EXPECT_EQ(attempts, entries + lost);
+		EXPECT_EQ(entries, buf->read + overrun);
+		EXPECT_EQ(buf->read, w->decoded);
+		EXPECT_EQ(lost + overrun,
+			  w->missed_reported + (__u64)local_read(&buf->lost_pending));
+		EXPECT_EQ(0, buf->disabled);
+		EXPECT_LT(1000ULL, w->attempts[SRC_IRQ] + w->attempts[SRC_NMI]);
+		if (variant->overwrite)
+			EXPECT_LT(0ULL, overrun);
+		/* the live variants must really read pages the writer still appends to */
+		if (variant->live_commit) {
+			TH_LOG("cpu%d: events read past reader.read %llu", i,
+			       (unsigned long long)w->regrown);
+			EXPECT_LT(0ULL, w->regrown);
+		}
+	}
+	EXPECT_EQ(0, rb_shim_warnings);
+	kbuffer_free(kb);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The ftring module builds warning-free against the kernel headers (`make module`),
+# and the module sources pass checkpatch --strict. Rule types are waived only where
+# the file's purpose requires them, each with its reason below.
+. "$(dirname "$0")/../lib/tap.sh"
+cd "$TOP" || exit 1
+
+kdir=${KDIR:-$(scripts/kdir)}
+if [ ! -d "$kdir" ]; then
+	t_skip kmod-build "no kernel headers at $kdir"
+else
+	log=$(mktemp)
+	if make -s module KDIR="$kdir" >"$log" 2>&1; then
+		t_ok kmod-build
+		t_check kmod-build.ko test -f kmod/ftring.ko
+		warn=$(grep -E 'warning:|error:|undefined!' "$log" | head -n 3)
+		t_eq kmod-build.no-warnings "$warn" ""
+		t_check kmod-build.modinfo sh -c "modinfo kmod/ftring.ko | grep -q '^license: *GPL'"
+	else
+		t_fail kmod-build "make module failed: $(tail -n 5 "$log")"
+	fi
+	rm -f "$log"
+fi
+
+cp=build/ext/checkpatch/checkpatch.pl
+if [ ! -x "$cp" ]; then
+	t_skip checkpatch "$cp missing (make setup)"
+	t_done
+fi
+# checkpatch FILE [TYPES-TO-IGNORE]: zero errors, warnings and checks otherwise.
+checkpatch() {
+	local out
+	out=$("$cp" --strict --no-tree --show-types --terse ${2:+--ignore "$2"} -f "$1" 2>&1)
+	if grep -q ': \(ERROR\|WARNING\|CHECK\):' <<<"$out"; then
+		t_fail "checkpatch.$1" "$(grep -m 3 ': \(ERROR\|WARNING\|CHECK\):' <<<"$out")"
+	else
+		t_ok "checkpatch.$1"
+	fi
+}
+for f in kmod/*.c kmod/*.h common/ftrace_page.h; do
+	case $f in
+	*.mod.c) continue ;;
+	# every kernel-version test lives here by design
+	kmod/compat.h) checkpatch "$f" LINUX_VERSION_CODE,CONSTANT_COMPARISON ;;
+	# X-macro generators: arguments are type and field names, bodies are declarations
+	kmod/events.c) checkpatch "$f" MACRO_ARG_REUSE,TRAILING_SEMICOLON ;;
+	*) checkpatch "$f" ;;
+	esac
+done
+# the uapi keeps upstream trace_buffer_meta's field names (Reserved1/2)
+checkpatch common/ftring_abi.h CAMELCASE
+# the event schema is an X-macro table (lists of field macros, struct generators)
+checkpatch common/ftring_events.h \
+	COMPLEX_MACRO,MACRO_ARG_REUSE,MULTISTATEMENT_MACRO_USE_DO_WHILE,TRAILING_SEMICOLON
+t_done

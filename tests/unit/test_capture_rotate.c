@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capture_rotate() under a marker flood (host tracefs, an instance of our own): a
+ * child pinned to CPU 0 writes markers 1..N while the capture runs with small CPU
+ * regions, so that the writer reports full regions (-ENOSPC) again and again; every
+ * -ENOSPC and a timer rotate to the next file. Read back through libtracecmd, the
+ * files in order must hold markers 1..N each exactly once, in order: no event lost or
+ * doubled at a switch, including the batch a full region refused.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "capture.h"
+#include "log.h"
+#include "../lib/readback.h"
+
+#define NR_MARKERS	60000
+#define PACED		40000	/* then a burst of 20000 left for the drain at stop */
+#define MAX_FILES	400
+#define TIMED_MS	300	/* a rotation without a full region this often */
+
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * Child: markers "r N" on CPU 0 (one CPU: file order is write order), paced up to
+ * @paced, then says so on @sync and writes the rest at full speed.
+ */
+static void write_markers(const char *inst, int n, int paced, int sync)
+{
+	char path[256], msg[128];
+	cpu_set_t set;
+	int fd;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/instances/%s/trace_marker", inst);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		_exit(2);
+	for (int i = 1; i <= n; i++) {
+		int len = snprintf(msg, sizeof(msg), "r %d %.60s", i,
+				   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+
+		while (write(fd, msg, (size_t)len) < 0)
+			if (errno != EINTR && errno != EAGAIN)
+				_exit(3);
+		/* ~1 s: long enough for timed rotations, within 8 MiB of buffer. */
+		if (i < paced && !(i % 100))
+			usleep(2500);
+		if (i == paced && write(sync, "x", 1) != 1)
+			_exit(4);
+	}
+	_exit(0);
+}
+
+/* Appends the marker numbers of @path, CPU by CPU, to @got; -1 if it does not read. */
+static int read_markers(const char *path, int *got, int *n, int max)
+{
+	struct rb_summary s;
+
+	if (rb_summarize(path, &s))
+		return -1;
+	for (int cpu = 0; cpu < s.ncpus && cpu < RB_MAX_CPUS; cpu++)
+		for (size_t i = 0; i < s.nr_markers[cpu]; i++)
+			if (s.markers[cpu][i][0] == 'r' && *n < max)
+				got[(*n)++] = atoi(s.markers[cpu][i] + 2);
+	rb_summary_free(&s);
+	return 0;
+}
+
+static int rotate_next(struct capture *c, const char *dir, char (*files)[96], int *nfiles)
+{
+	int ret;
+
+	if (*nfiles >= MAX_FILES)
+		return -EFBIG;
+	snprintf(files[*nfiles], 96, "%s/f%03d.dat", dir, *nfiles);
+	ret = capture_rotate(c, files[*nfiles]);
+	if (!ret)
+		(*nfiles)++;
+	return ret;
+}
+
+FIXTURE(rot) {
+	char	dir[64];
+	char	inst[64];
+};
+
+FIXTURE_VARIANT(rot) {
+	const char		*source;
+	enum v7_compression	comp;
+	unsigned int		chunk_pages;
+	uint64_t		region;
+};
+
+/* Compressed: v7_append_pages refuses (-ENOSPC), the refused pages are held. */
+FIXTURE_VARIANT_ADD(rot, mmap_zstd) {
+	.source = "mmap",
+	.comp = V7_COMP_ZSTD,
+	/* The writer admits a chunk by its worst size (~33 KiB for 8 pages). */
+	.chunk_pages = 8,
+	.region = 64 << 10,
+};
+
+/* Uncompressed splice: pages go straight to the file; a full region takes none. */
+FIXTURE_VARIANT_ADD(rot, splice_raw) {
+	.source = "splice",
+	.comp = V7_COMP_NONE,
+	.region = 512 << 10,	/* 128 pages */
+};
+
+FIXTURE_SETUP(rot)
+{
+	snprintf(self->dir, sizeof(self->dir), "/tmp/test_capture_rotate.XXXXXX");
+	snprintf(self->inst, sizeof(self->inst), "test_rotate_%d", (int)getpid());
+	if (geteuid() || access("/sys/kernel/tracing/instances", W_OK))
+		SKIP(return, "needs root and a writable tracefs");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+}
+
+FIXTURE_TEARDOWN(rot)
+{
+	char cmd[128];
+
+	if (self->dir[sizeof("/tmp/test_capture_rotate.") - 1] != 'X') {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+		if (system(cmd))
+			TH_LOG("cannot remove %s", self->dir);
+	}
+}
+
+TEST_F_TIMEOUT(rot, flood_across_rotations, 120)
+{
+	struct capture_params p = {
+		.source = variant->source,
+		.instance = self->inst,
+		.create_instance = 1,
+		.comp = variant->comp,
+		.chunk_pages = variant->chunk_pages,
+		/* Small CPU regions: full many times over. */
+		.region_bytes = variant->region,
+		.buffer_kb = 8192,
+		.period_ms = 50,
+		.sync_ms = 200,
+	};
+	static int got[NR_MARKERS + 1000];
+	char files[MAX_FILES][96];
+	int nfiles = 0, n = 0, full = 0, timed = 0, drained = 0, status = -1, bad = -1, err = 0;
+	int sync[2];
+	uint64_t last_timed;
+	struct capture *c;
+	pid_t child;
+	long r = 0;
+
+	snprintf(files[0], sizeof(files[0]), "%s/f%03d.dat", self->dir, 0);
+	p.output = files[nfiles++];
+	log_max_level = LOG_LVL_ERR;	/* one "region full" per file is expected */
+	c = capture_start(&p, &err);
+	if (!c && (err == -ENODEV || err == -EOPNOTSUPP))
+		SKIP(return, "source %s not available here", variant->source);
+	ASSERT_NE(NULL, c) TH_LOG("capture_start: %s", strerror(-err));
+
+	ASSERT_EQ(0, pipe(sync));
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (!child)
+		write_markers(self->inst, NR_MARKERS, PACED, sync[1]);
+	close(sync[1]);
+
+	last_timed = ms_now();
+	for (;;) {
+		struct capture_fd cfds[64];
+		struct pollfd pfd[65];
+		int nfd = capture_fds(c, cfds, 64);
+
+		for (int i = 0; i < nfd; i++) {
+			pfd[i].fd = cfds[i].fd;
+			pfd[i].events = POLLIN;
+		}
+		pfd[nfd].fd = sync[0];
+		pfd[nfd].events = POLLIN;
+		poll(pfd, (nfds_t)nfd + 1, capture_timeout_ms(c));
+		/* The burst: left in the buffer for the drain at stop. */
+		if (pfd[nfd].revents)
+			break;
+		r = capture_service(c, -1);
+		if (r >= 0 && ms_now() - last_timed < TIMED_MS)
+			continue;
+		if (r < 0 && r != -ENOSPC)
+			break;
+		ASSERT_EQ(0, rotate_next(c, self->dir, files, &nfiles));
+		full += r == -ENOSPC;
+		if (r >= 0) {
+			timed++;
+			last_timed = ms_now();
+		}
+		r = 0;
+	}
+	close(sync[0]);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	EXPECT_LE(0, r) TH_LOG("capture_service: %s", strerror((int)-r));
+	/* As the daemon stops: tracing off, drain, a new file whenever a region is full. */
+	while ((err = capture_drain(c)) == -ENOSPC) {
+		ASSERT_EQ(0, rotate_next(c, self->dir, files, &nfiles));
+		drained++;
+	}
+	EXPECT_EQ(0, err) TH_LOG("capture_drain: %s", strerror(-err));
+	EXPECT_EQ(0, capture_stop(c));
+	capture_free(c);
+
+	for (int f = 0; f < nfiles; f++) {
+		int ret = read_markers(files[f], got, &n, NR_MARKERS + 1000);
+
+		EXPECT_EQ(0, ret) TH_LOG("%s does not read", files[f]);
+	}
+	for (int i = 0; i < n && bad < 0; i++)
+		if (got[i] != i + 1)
+			bad = i;
+	TH_LOG("%s: %d markers written, %d read over %d files", variant->source, NR_MARKERS, n,
+	       nfiles);
+	TH_LOG("rotations: %d on a full region, %d timed, %d in the drain at stop", full, timed,
+	       drained);
+	if (bad >= 0)
+		TH_LOG("first break at position %d: %d after %d", bad, got[bad],
+		       bad ? got[bad - 1] : 0);
+	EXPECT_GE(full, 2);
+	EXPECT_GE(timed, 1);
+	EXPECT_GE(drained, 1);
+	EXPECT_EQ(-1, bad);
+	EXPECT_EQ(NR_MARKERS, n);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recorder/config.c and recorder/rotate.c: defaults, the file parser (every error names
+ * its line), CLI overrides over the file, consistency checks, file names, the glob the
+ * disk budget uses, and the budget itself on a scratch directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "config.h"
+/* The harness compares int literals with unsigned fields. */
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include "kselftest_harness.h"
+#include "log.h"
+#include "rotate.h"
+
+static int parse(struct rec_config *c, const char *text, char *err)
+{
+	config_defaults(c);
+	return config_parse_text(c, text, "test.conf", err);
+}
+
+TEST(defaults)
+{
+	struct rec_config c;
+	char err[CONFIG_ERR_LEN] = "";
+
+	config_defaults(&c);
+	EXPECT_STREQ("auto", c.source);
+	EXPECT_EQ(CONFIG_MODE_STREAM, c.mode);
+	EXPECT_EQ(V7_COMP_ZSTD, c.comp);
+	EXPECT_STREQ("/run/recorderd/ctl.sock", c.socket);
+	EXPECT_EQ(0, c.nr_events);
+	EXPECT_EQ(0, config_check(&c, err));
+	config_free(&c);
+}
+
+TEST(every_key_parses)
+{
+	static const char text[] =
+		"# comment\n"
+		"\n"
+		"source = mmap\n"
+		"instance = rec_test\n"
+		"events = sched:sched_switch, irq  sched:sched_wakeup\n"
+		"event = timer:hrtimer_start\n"
+		"buffer_kb = 4096\n"
+		"mode = flight\n"
+		"compression = none\n"
+		"zstd_level = 3\n"
+		"chunk_pages = 16\n"
+		"region_size = 64M\n"
+		"output_dir = \"/var/tmp/rec\"\n"
+		"file_pattern = fr-%Y-%#.dat\n"
+		"rotate_size = 100 MiB\n"
+		"rotate_time = 10m\n"
+		"disk_budget = 2G\n"
+		"clock = mono\n"
+		"period_ms = 100\n"
+		"sync_ms = 500\n"
+		"watchdog_ms = 1000\n"
+		"stop_timeout = 1m\n"
+		"socket = /tmp/x.sock\n"
+		"pidfile = /run/recorderd.pid\n"
+		"log_level = debug\n";
+	struct rec_config c;
+	char err[CONFIG_ERR_LEN] = "";
+
+	ASSERT_EQ(0, parse(&c, text, err)) TH_LOG("%s", err);
+	EXPECT_STREQ("mmap", c.source);
+	EXPECT_STREQ("rec_test", c.instance);
+	ASSERT_EQ(4, c.nr_events);
+	EXPECT_STREQ("sched:sched_switch", c.events[0]);
+	EXPECT_STREQ("irq", c.events[1]);
+	EXPECT_STREQ("sched:sched_wakeup", c.events[2]);
+	EXPECT_STREQ("timer:hrtimer_start", c.events[3]);
+	EXPECT_EQ(4096, c.buffer_kb);
+	EXPECT_EQ(CONFIG_MODE_FLIGHT, c.mode);
+	EXPECT_EQ(V7_COMP_NONE, c.comp);
+	EXPECT_EQ(3, c.zstd_level);
+	EXPECT_EQ(16, c.chunk_pages);
+	EXPECT_EQ(64ULL << 20, c.region_bytes);
+	EXPECT_STREQ("/var/tmp/rec", c.output_dir);
+	EXPECT_STREQ("fr-%Y-%#.dat", c.file_pattern);
+	EXPECT_EQ(100ULL << 20, c.rotate_size);
+	EXPECT_EQ(600, c.rotate_secs);
+	EXPECT_EQ(2ULL << 30, c.disk_budget);
+	EXPECT_STREQ("mono", c.clock);
+	EXPECT_EQ(100, c.period_ms);
+	EXPECT_EQ(500, c.sync_ms);
+	EXPECT_EQ(1000, c.watchdog_ms);
+	EXPECT_EQ(60, c.stop_timeout_s);
+	EXPECT_STREQ("/tmp/x.sock", c.socket);
+	EXPECT_STREQ("/run/recorderd.pid", c.pidfile);
+	EXPECT_EQ(LOG_LVL_DEBUG, c.log_level);
+	EXPECT_EQ(0, config_check(&c, err)) TH_LOG("%s", err);
+	config_free(&c);
+}
+
+/* Each bad line must fail with the file name, the right line number and the reason. */
+static const struct {
+	const char	*text;
+	const char	*want;
+} bad[] = {
+	{ "bogus = 1\n", "test.conf:1: unknown key 'bogus'" },
+	{ "\n\n# c\nmode = fast\n", "test.conf:4: mode: 'fast' is not one of: stream, flight" },
+	{ "buffer_kb = abc\n", "test.conf:1: buffer_kb: 'abc' is not a non-negative integer" },
+	{ "buffer_kb = -4\n", "test.conf:1: buffer_kb: '-4' is not a non-negative integer" },
+	{ "buffer_kb = 4k\n", "test.conf:1: buffer_kb: '4k' is not a non-negative integer" },
+	{ "rotate_size = 12X\n", "test.conf:1: rotate_size: '12X' is not a size" },
+	{ "rotate_time = 5 weeks\n", "test.conf:1: rotate_time: '5 weeks' is not a duration" },
+	{ "zstd_level = 99\n", "test.conf:1: zstd_level: 99 is out of range [0, 19]" },
+	{ "period_ms = 1\n", "test.conf:1: period_ms: 1 is out of range [10, 60000]" },
+	{ "output_dir = relative/dir\n", "test.conf:1: output_dir: 'relative/dir' is not an abs" },
+	{ "source = ftrace\n", "test.conf:1: source: 'ftrace' is not one of: auto, kmod" },
+	{ "compression = lz4\n", "test.conf:1: compression: 'lz4' is not one of: zstd, none" },
+	{ "events = sched:a:b\n", "test.conf:1: bad event 'sched:a:b'" },
+	{ "events = sched:\n", "test.conf:1: bad event 'sched:'" },
+	{ "event = a/b\n", "test.conf:1: bad event 'a/b'" },
+	{ "mode\n", "test.conf:1: expected 'key = value', got 'mode'" },
+	{ " = 3\n", "test.conf:1: missing key before '='" },
+	{ "file_pattern = a/b-%#.dat\n", "test.conf:1: file_pattern 'a/b-%#.dat' must be a fil" },
+	{ "file_pattern = fixed.dat\n", "test.conf:1: file_pattern 'fixed.dat' needs %# (seq" },
+	{ "file_pattern = t-%#.txt\n", "test.conf:1: file_pattern 't-%#.txt' must end in .dat" },
+	{ "instance = ../x\n", "test.conf:1: instance: '../x' is not a valid name" },
+	{ "clock = wall\n", "test.conf:1: clock: 'wall' is not one of: local" },
+	{ "rotate_size = 99999999999999999999\n", "test.conf:1: rotate_size: '9999999" },
+};
+
+TEST(bad_lines_name_their_line)
+{
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rec_config c;
+		char err[CONFIG_ERR_LEN] = "";
+
+		EXPECT_EQ(-EINVAL, parse(&c, bad[i].text, err)) TH_LOG("case %zu", i);
+		EXPECT_EQ(0, strncmp(err, bad[i].want, strlen(bad[i].want)))
+			TH_LOG("case %zu: got '%s', want '%s...'", i, err, bad[i].want);
+		config_free(&c);
+	}
+}
+
+TEST(first_error_stops_and_keeps_earlier_values)
+{
+	struct rec_config c;
+	char err[CONFIG_ERR_LEN];
+
+	ASSERT_EQ(-EINVAL, parse(&c, "buffer_kb = 8\nnope = 1\nbuffer_kb = 16\n", err));
+	EXPECT_EQ(8, c.buffer_kb);
+	EXPECT_EQ(0, strncmp(err, "test.conf:2:", 12));
+	config_free(&c);
+}
+
+TEST(file_then_cli_overrides)
+{
+	char dir[] = "/tmp/test_config.XXXXXX", path[256], err[CONFIG_ERR_LEN] = "";
+	const struct config_override ov[] = {
+		{ "events", "irq" }, { "event", "sched" }, { "mode", "flight" },
+	};
+	struct rec_config c;
+	FILE *f;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.conf", dir);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "events = timer\nbuffer_kb = 2048\nmode = stream\n");
+	fclose(f);
+	ASSERT_EQ(0, config_build(&c, path, ov, 3, err)) TH_LOG("%s", err);
+	EXPECT_EQ(2048, c.buffer_kb);		/* from the file */
+	EXPECT_EQ(CONFIG_MODE_FLIGHT, c.mode);	/* CLI wins */
+	ASSERT_EQ(2, c.nr_events);		/* CLI -e replaces the file's list */
+	EXPECT_STREQ("irq", c.events[0]);
+	EXPECT_STREQ("sched", c.events[1]);
+	config_free(&c);
+
+	/* A bad CLI value is reported as such, and nothing leaks. */
+	const struct config_override bad_ov[] = { { "buffer_kb", "lots" } };
+
+	EXPECT_EQ(-EINVAL, config_build(&c, path, bad_ov, 1, err));
+	EXPECT_EQ(0, strncmp(err, "command line: buffer_kb:", 24)) TH_LOG("%s", err);
+
+	/* A missing file is an error naming it. */
+	snprintf(path, sizeof(path), "%s/missing.conf", dir);
+	EXPECT_EQ(-ENOENT, config_build(&c, path, NULL, 0, err));
+	EXPECT_NE(NULL, strstr(err, "missing.conf: No such file"));
+	snprintf(path, sizeof(path), "%s/r.conf", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+TEST(consistency_checks)
+{
+	struct rec_config c;
+	char err[CONFIG_ERR_LEN];
+
+	ASSERT_EQ(0, parse(&c, "rotate_size = 100M\ndisk_budget = 150M\n", err));
+	EXPECT_EQ(-EINVAL, config_check(&c, err));
+	EXPECT_NE(NULL, strstr(err, "twice rotate_size"));
+	config_free(&c);
+	ASSERT_EQ(0, parse(&c, "rotate_size = 0\ndisk_budget = 1G\n", err));
+	EXPECT_EQ(-EINVAL, config_check(&c, err));
+	EXPECT_NE(NULL, strstr(err, "needs rotate_size or rotate_time"));
+	config_free(&c);
+	ASSERT_EQ(0, parse(&c, "period_ms = 500\nsync_ms = 100\n", err));
+	EXPECT_EQ(-EINVAL, config_check(&c, err));
+	config_free(&c);
+}
+
+TEST(file_names_and_glob)
+{
+	struct rec_config c;
+	char name[256], glob[256], err[CONFIG_ERR_LEN];
+
+	config_defaults(&c);
+	/* 2026-01-02 03:04:05 UTC */
+	ASSERT_EQ(0, config_file_name(&c, 1767323045, 7, name, sizeof(name)));
+	EXPECT_STREQ("trace-20260102-030405-0007.dat", name);
+	ASSERT_EQ(0, config_file_glob(&c, glob, sizeof(glob)));
+	EXPECT_STREQ("trace-*-*-*.dat", glob);
+	EXPECT_EQ(0, fnmatch(glob, name, FNM_PERIOD));
+	EXPECT_NE(0, fnmatch(glob, "other.dat", FNM_PERIOD));
+	ASSERT_EQ(0, config_set(&c, "file_pattern", "a[1]-%%-%#.dat", err));
+	ASSERT_EQ(0, config_file_name(&c, 0, 12345, name, sizeof(name)));
+	EXPECT_STREQ("a[1]-%-12345.dat", name);
+	ASSERT_EQ(0, config_file_glob(&c, glob, sizeof(glob)));
+	EXPECT_EQ(0, fnmatch(glob, name, FNM_PERIOD)) TH_LOG("glob %s", glob);
+	EXPECT_EQ(-ENAMETOOLONG, config_file_name(&c, 0, 1, name, 5));
+	config_free(&c);
+}
+
+static void make_file(const char *dir, const char *name, size_t bytes, time_t mtime)
+{
+	char path[512], *buf = calloc(1, bytes);
+	struct timeval tv[2] = { { mtime, 0 }, { mtime, 0 } };
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	memset(buf, 0x5a, bytes);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		if (write(fd, buf, bytes) != (ssize_t)bytes)
+			perror("write");
+		close(fd);
+	}
+	utimes(path, tv);
+	free(buf);
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return !access(path, F_OK);
+}
+
+TEST(disk_budget_deletes_oldest_of_the_pattern_only)
+{
+	char dir[] = "/tmp/test_budget.XXXXXX", cur[600], err[CONFIG_ERR_LEN];
+	struct rotate_state rs = { 0 };
+	struct rec_config c;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	config_defaults(&c);
+	ASSERT_EQ(0, config_set(&c, "output_dir", dir, err));
+	ASSERT_EQ(0, config_set(&c, "rotate_size", "100K", err));
+	ASSERT_EQ(0, config_set(&c, "disk_budget", "400K", err));
+	make_file(dir, "trace-20260101-000001-0000.dat", 100 << 10, 1000);
+	make_file(dir, "trace-20260101-000002-0001.dat", 100 << 10, 2000);
+	make_file(dir, "trace-20260101-000003-0002.dat", 100 << 10, 3000);
+	make_file(dir, "trace-20260101-000004-0003.dat", 100 << 10, 4000);
+	make_file(dir, "keep-me.dat", 300 << 10, 10);	/* not of the pattern */
+	make_file(dir, "trace-20260101-000005-0004.dat", 50 << 10, 5000);
+	snprintf(cur, sizeof(cur), "%s/trace-20260101-000005-0004.dat", dir);
+
+	/* 450K of pattern files, budget 400K, 100K kept free for the current one. */
+	EXPECT_EQ(2, rotate_enforce_budget(&c, &rs, cur, 100 << 10));
+	EXPECT_FALSE(exists(dir, "trace-20260101-000001-0000.dat"));
+	EXPECT_FALSE(exists(dir, "trace-20260101-000002-0001.dat"));
+	EXPECT_TRUE(exists(dir, "trace-20260101-000003-0002.dat"));
+	EXPECT_TRUE(exists(dir, "keep-me.dat"));
+	EXPECT_TRUE(exists(dir, cur + strlen(dir) + 1));
+	EXPECT_EQ(2, rs.deleted);
+	EXPECT_GE(rs.disk_used, 250 << 10);
+	EXPECT_LE(rs.disk_used, 270 << 10);
+
+	/* The current file is never deleted, even when it alone is over budget. */
+	ASSERT_EQ(0, config_set(&c, "disk_budget", "200K", err));
+	EXPECT_EQ(2, rotate_enforce_budget(&c, &rs, cur, 1 << 30));
+	EXPECT_TRUE(exists(dir, cur + strlen(dir) + 1));
+
+	/* The next name never overwrites an existing file. */
+	char next[600];
+
+	ASSERT_EQ(0, rotate_next_path(&c, &rs, 0, next, sizeof(next)));
+	EXPECT_EQ(0, strncmp(next, dir, strlen(dir)));
+	EXPECT_NE(0, access(next, F_OK));
+
+	char cmd[700];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
+	config_free(&c);
+}
+
+TEST(rotation_due_by_size_and_time)
+{
+	struct rotate_state rs = { .started = 1000 };
+	struct rec_config c;
+	char err[CONFIG_ERR_LEN];
+
+	config_defaults(&c);
+	ASSERT_EQ(0, config_set(&c, "rotate_size", "1M", err));
+	ASSERT_EQ(0, config_set(&c, "rotate_time", "1h", err));
+	EXPECT_EQ(NULL, rotate_due(&c, &rs, 1000, 1010));
+	EXPECT_STREQ("size", rotate_due(&c, &rs, 1 << 20, 1010));
+	EXPECT_STREQ("time", rotate_due(&c, &rs, 10, 1000 + 3600));
+	ASSERT_EQ(0, config_set(&c, "rotate_size", "0", err));
+	ASSERT_EQ(0, config_set(&c, "rotate_time", "0", err));
+	EXPECT_EQ(NULL, rotate_due(&c, &rs, 1ULL << 40, 1ULL << 30));
+	config_free(&c);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recorder/mmap_ring.c: the step that copies the reader sub-buffer out while the
+ * kernel may still write to it (mmap_ring_take), on synthetic pages grown event by
+ * event the way the kernel's writer grows them; every page handed over is decoded
+ * with libtraceevent's kbuffer (what trace-cmd report uses): each event must come
+ * out exactly once, with its original timestamp. A last test runs the consumer on
+ * a real tracefs instance (skipped without root/tracefs mmap).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <kbuffer.h>
+
+#include "kselftest_harness.h"
+#include "ftrace_page.h"
+#include "mmap_ring.h"
+
+#define PS		4096
+#define PAYLOAD		12	/* struct ftp_entry + u32 sequence number */
+
+/* A sub-buffer being written, as the kernel writer does it: data, then commit. */
+struct live_page {
+	char		page[PS];
+	uint32_t	len;
+	uint64_t	last_ts;
+};
+
+static void lp_init(struct live_page *lp, uint64_t ts)
+{
+	memset(lp->page, 0, PS);
+	*(uint64_t *)lp->page = ts;
+	lp->len = 0;
+	lp->last_ts = ts;
+}
+
+static void lp_commit(struct live_page *lp)
+{
+	*(uint64_t *)(lp->page + FTP_COMMIT_OFFSET) = lp->len;
+}
+
+/* Adds event @seq at @ts; 0, or -1 if it does not fit (the page is then "left"). */
+static int lp_add(struct live_page *lp, uint64_t ts, uint32_t seq)
+{
+	char *data = lp->page + FTP_HDR_SIZE;
+	uint64_t delta = ts - lp->last_ts;
+	uint32_t need = ftp_data_len(PAYLOAD) + (delta >> FTP_DELTA_BITS ? FTP_EXTEND_LEN : 0);
+	struct ftp_entry *e;
+
+	if (FTP_HDR_SIZE + lp->len + need > PS)
+		return -1;
+	if (delta >> FTP_DELTA_BITS) {
+		ftp_put_extend(data + lp->len, delta);
+		lp->len += FTP_EXTEND_LEN;
+		delta = 0;
+	}
+	e = ftp_put_data(data + lp->len, PAYLOAD, (uint32_t)delta);
+	e->type = 5;
+	e->flags = 0;
+	e->preempt_count = 0;
+	e->pid = 1;
+	memcpy(e + 1, &seq, 4);
+	lp->len += ftp_data_len(PAYLOAD);
+	lp->last_ts = ts;
+	lp_commit(lp);
+	return 0;
+}
+
+/* The writer leaves the page: padding to the end if >= 8 bytes remain (rb_reset_tail). */
+static void lp_leave(struct live_page *lp)
+{
+	uint32_t room = PS - FTP_HDR_SIZE - lp->len;
+
+	if (room >= FTP_MIN_PADDING) {
+		ftp_put_padding(lp->page + FTP_HDR_SIZE + lp->len, room);
+		lp->len += room;
+		lp_commit(lp);
+	}
+}
+
+struct seen {
+	uint32_t		seq[4096];
+	unsigned long long	ts[4096];
+	int			n;
+};
+
+/* Decodes @page with kbuffer and appends its events to @s; returns events found. */
+static int kb_collect(void *page, struct seen *s, int *missed)
+{
+	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	unsigned long long ts;
+	int n = 0;
+	void *d;
+
+	if (!kb || kbuffer_load_subbuffer(kb, page) < 0)
+		return -1;
+	if (missed)
+		*missed = kbuffer_missed_events(kb);
+	for (d = kbuffer_read_event(kb, &ts); d; d = kbuffer_next_event(kb, &ts)) {
+		memcpy(&s->seq[s->n], (char *)d + sizeof(struct ftp_entry), 4);
+		s->ts[s->n++] = ts;
+		n++;
+	}
+	kbuffer_free(kb);
+	return n;
+}
+
+static uint64_t ts_of(uint32_t seq)
+{
+	/* uneven gaps, and one that needs a TIME_EXTEND (>= 2^27) */
+	return 1000000000ULL + seq * 1000ULL + (seq % 7) * 3 + (seq >= 50 ? 1ULL << 28 : 0);
+}
+
+static void check_all_once(struct __test_metadata *_metadata, const struct seen *s,
+			   uint32_t expect)
+{
+	ASSERT_EQ((int)expect, s->n);
+	for (int i = 0; i < s->n; i++) {
+		ASSERT_EQ((uint32_t)i, s->seq[i]);
+		ASSERT_EQ(ts_of((uint32_t)i), (uint64_t)s->ts[i]);
+	}
+}
+
+TEST(complete_rule)
+{
+	uint64_t data = PS - FTP_HDR_SIZE;
+
+	EXPECT_EQ(1, mmap_ring_page_complete(data, PS));
+	EXPECT_EQ(1, mmap_ring_page_complete(data - 7, PS));	/* < 1 event of room */
+	EXPECT_EQ(0, mmap_ring_page_complete(data - 8, PS));
+	EXPECT_EQ(0, mmap_ring_page_complete(96, PS));
+	EXPECT_EQ(1, mmap_ring_page_complete(96 | FTP_MISSED_EVENTS, PS));
+	EXPECT_EQ(1, mmap_ring_page_complete(96 | FTP_MISSED_EVENTS | FTP_MISSED_STORED, PS));
+}
+
+TEST(partial_waits_without_flush)
+{
+	struct mmap_ring_cursor cur = { .id = 1, .done = 0 };
+	static struct live_page lp;
+	char out[PS];
+	int rebased;
+
+	lp_init(&lp, ts_of(0));
+	for (uint32_t i = 0; i < 10; i++)
+		ASSERT_EQ(0, lp_add(&lp, ts_of(i), i));
+	EXPECT_EQ(0, mmap_ring_take(&cur, lp.page, PS, out, 0, &rebased));
+	EXPECT_EQ(0u, cur.done);
+	/* the writer leaves it: now it goes, whole and as is */
+	lp_leave(&lp);
+	ASSERT_EQ(1, mmap_ring_take(&cur, lp.page, PS, out, 0, &rebased));
+	EXPECT_EQ(0, rebased);
+	EXPECT_EQ(0, memcmp(out, lp.page, PS));
+	EXPECT_EQ(0, mmap_ring_take(&cur, lp.page, PS, out, 0, &rebased));
+}
+
+/* Flush, grow, flush, grow, leave: every event exactly once, times unchanged. */
+TEST(flush_then_grow_rebases)
+{
+	struct mmap_ring_cursor cur = { .id = 3, .done = 0 };
+	static struct live_page lp;
+	static struct seen s;
+	char out[PS];
+	uint32_t seq = 0;
+	int rebased, pages = 0, rebased_pages = 0;
+
+	lp_init(&lp, ts_of(0));
+	s.n = 0;
+	for (int round = 0; round < 6; round++) {
+		for (int k = 0; k < 7 + round * 5; k++, seq++)
+			ASSERT_EQ(0, lp_add(&lp, ts_of(seq), seq));
+		ASSERT_EQ(1, mmap_ring_take(&cur, lp.page, PS, out, 1, &rebased));
+		ASSERT_EQ((int)(round > 0), rebased);
+		ASSERT_EQ((uint64_t)0, *(uint64_t *)(out + FTP_COMMIT_OFFSET) & ~(uint64_t)FTP_COMMIT_MASK);
+		ASSERT_LT(0, kb_collect(out, &s, NULL));
+		pages++;
+		rebased_pages += rebased;
+		/* flushing again with nothing new gives nothing */
+		ASSERT_EQ(0, mmap_ring_take(&cur, lp.page, PS, out, 1, &rebased));
+	}
+	while (!lp_add(&lp, ts_of(seq), seq))
+		seq++;
+	lp_leave(&lp);
+	ASSERT_EQ(1, mmap_ring_take(&cur, lp.page, PS, out, 0, &rebased));
+	ASSERT_EQ(1, rebased);
+	ASSERT_LT(0, kb_collect(out, &s, NULL));
+	check_all_once(_metadata, &s, seq);
+	EXPECT_EQ(5, rebased_pages);	/* every flush after the first */
+	EXPECT_EQ(6, pages);
+}
+
+/* A page grown only by the writer's end padding yields no (empty) page. */
+TEST(padding_only_growth_skipped)
+{
+	struct mmap_ring_cursor cur = { .id = 0, .done = 0 };
+	static struct live_page lp;
+	char out[PS];
+	int rebased;
+
+	lp_init(&lp, ts_of(0));
+	ASSERT_EQ(0, lp_add(&lp, ts_of(0), 0));
+	ASSERT_EQ(1, mmap_ring_take(&cur, lp.page, PS, out, 1, &rebased));
+	lp_leave(&lp);
+	EXPECT_EQ(0, mmap_ring_take(&cur, lp.page, PS, out, 0, &rebased));
+	EXPECT_EQ((uint32_t)(PS - FTP_HDR_SIZE), cur.done);
+}
+
+/* Missed-event flags and the stored count go out with the page. */
+TEST(missed_events_kept)
+{
+	struct mmap_ring_cursor cur = { .id = 0, .done = 0 };
+	static struct live_page lp;
+	static struct seen s;
+	char out[PS];
+	int rebased, missed = 0;
+
+	lp_init(&lp, ts_of(0));
+	s.n = 0;
+	for (uint32_t i = 0; i < 5; i++)
+		ASSERT_EQ(0, lp_add(&lp, ts_of(i), i));
+	ftp_page_set_missed(lp.page, PS, 42);
+	ASSERT_EQ(1, mmap_ring_take(&cur, lp.page, PS, out, 0, &rebased));
+	ASSERT_EQ(5, kb_collect(out, &s, &missed));
+	EXPECT_EQ(42, missed);
+
+	/* no room for the count: only the flag */
+	cur.done = 0;
+	lp_init(&lp, ts_of(0));
+	s.n = 0;
+	for (uint32_t i = 0; !lp_add(&lp, ts_of(i), i); i++)
+		;
+	lp_leave(&lp);
+	ftp_page_set_missed(lp.page, PS, 42);
+	ASSERT_EQ(1, mmap_ring_take(&cur, lp.page, PS, out, 0, &rebased));
+	ASSERT_LT(0, kb_collect(out, &s, &missed));
+	EXPECT_EQ(-1, missed);
+}
+
+TEST(malformed_skipped)
+{
+	struct mmap_ring_cursor cur = { .id = 0, .done = 8 };
+	static struct live_page lp;
+	char out[PS];
+	int rebased;
+
+	/* a null padding (delta 0) inside the data cannot be walked to @done */
+	lp_init(&lp, 1);
+	*(uint32_t *)(lp.page + FTP_HDR_SIZE) = FTP_TYPE_PADDING;
+	lp.len = 64;
+	lp_commit(&lp);
+	EXPECT_EQ(-EBADMSG, mmap_ring_take(&cur, lp.page, PS, out, 1, &rebased));
+	EXPECT_EQ(64u, cur.done);
+	/* a commit past the page */
+	cur.done = 0;
+	*(uint64_t *)(lp.page + FTP_COMMIT_OFFSET) = PS;
+	EXPECT_EQ(-EBADMSG, mmap_ring_take(&cur, lp.page, PS, out, 1, &rebased));
+	EXPECT_EQ(0, mmap_ring_take(&cur, lp.page, PS, out, 1, &rebased));
+}
+
+/* ---- the real thing: a tracefs instance of our own ---------------------------- */
+
+#define INST	"rec_test_mmap_ring"
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	r = write(fd, s, strlen(s));
+	close(fd);
+	return r == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static int count_markers(const char *pages, ssize_t n, const char *prefix, int *order_ok,
+			 int *next)
+{
+	int found = 0;
+
+	for (ssize_t p = 0; p < n; p++) {
+		struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+		unsigned long long ts;
+		void *d;
+
+		kbuffer_load_subbuffer(kb, (void *)(pages + p * PS));
+		for (d = kbuffer_read_event(kb, &ts); d; d = kbuffer_next_event(kb, &ts)) {
+			/* ftrace/print: entry(8) ip(8) buf[] */
+			const char *text = (const char *)d + 16;
+			int k;
+
+			if (strncmp(text, prefix, strlen(prefix)))
+				continue;
+			k = atoi(text + strlen(prefix));
+			if (k != *next)
+				*order_ok = 0;
+			*next = k + 1;
+			found++;
+		}
+		kbuffer_free(kb);
+	}
+	return found;
+}
+
+FIXTURE(live) {
+	char			dir[128];
+	char			marker[192];
+	int			fd;
+	int			made;
+	struct mmap_ring	*r;
+	char			*pages;
+};
+
+FIXTURE_SETUP(live)
+{
+	char path[256];
+	cpu_set_t set;
+	int err = 0;
+
+	self->fd = -1;
+	self->r = NULL;
+	self->made = 0;
+	self->pages = malloc(64 * PS);
+	ASSERT_NE(NULL, self->pages);
+	snprintf(self->dir, sizeof(self->dir), "/sys/kernel/tracing/instances/%s_%d", INST,
+		 (int)getpid());
+	if (geteuid() || mkdir(self->dir, 0755))
+		SKIP(return, "needs root and a writable tracefs");
+	self->made = 1;
+	/* the markers must land in the ring we read: CPU 0 */
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu0/trace_pipe_raw", self->dir);
+	snprintf(self->marker, sizeof(self->marker), "%s/trace_marker", self->dir);
+	self->fd = open(path, O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, self->fd);
+	self->r = mmap_ring_open(self->fd, &err);
+	if (!self->r)
+		SKIP(return, "this kernel cannot mmap trace_pipe_raw (%d)", err);
+	ASSERT_EQ(PS, mmap_ring_page_size(self->r));
+}
+
+FIXTURE_TEARDOWN(live)
+{
+	mmap_ring_close(self->r);
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->made)
+		rmdir(self->dir);
+	free(self->pages);
+}
+
+/* The page the kernel still writes to waits for a flush, then goes. */
+TEST_F(live, partial_page_needs_flush)
+{
+	int order_ok = 1, next = 0;
+
+	for (int i = 0; i < 3; i++) {
+		char text[32];
+
+		snprintf(text, sizeof(text), "pp %d", i);
+		ASSERT_EQ(0, write_str(self->marker, text));
+	}
+	EXPECT_EQ(0, mmap_ring_read_pages(self->r, self->pages, 64, 0));
+	ASSERT_EQ(1, mmap_ring_read_pages(self->r, self->pages, 64, 1));
+	EXPECT_EQ(3, count_markers(self->pages, 1, "pp ", &order_ok, &next));
+	EXPECT_EQ(1, order_ok);
+	EXPECT_EQ(0, mmap_ring_read_pages(self->r, self->pages, 64, 1));
+}
+
+/* Flush, write more, flush, write across pages: every marker once, in order. */
+TEST_F(live, flushed_page_grows)
+{
+	struct mmap_ring_stats st;
+	int order_ok = 1, next = 0, found = 0;
+	char text[64];
+	ssize_t n;
+
+	for (int round = 0; round < 3; round++) {
+		int k = round == 2 ? 400 : 3 + round;	/* the last round spans pages */
+
+		for (int i = 0; i < k; i++) {
+			snprintf(text, sizeof(text), "mr %d", found + i);
+			ASSERT_EQ(0, write_str(self->marker, text));
+		}
+		n = mmap_ring_read_pages(self->r, self->pages, 64, 1);
+		ASSERT_LE(0, n);
+		found += count_markers(self->pages, n, "mr ", &order_ok, &next);
+		EXPECT_EQ(next, found);
+	}
+	mmap_ring_stats(self->r, &st);
+	EXPECT_EQ(3 + 4 + 400, found);
+	EXPECT_EQ(1, order_ok);
+	EXPECT_LE(2u, st.rebased);
+	EXPECT_EQ(0, mmap_ring_read_pages(self->r, self->pages, 64, 1));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,20 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# ftring module ABI in a 2-vCPU guest: load/unload, /dev/ftring nodes (0600), the
+# kselftest-harness mmap ABI test (tests/vm/progs/ftring_map_test.c: meta page, mapping
+# rules, overwrite/discard semantics, control ioctls) and a random-ioctl fuzzer; the
+# guest's kernel log must stay free of warnings.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$TOP/tests/vm/lib.sh"
+
+if [ ! -f "$VM_KO" ]; then
+	t_skip kmod-abi "kmod/ftring.ko not built (make module)"
+	t_done
+fi
+for p in ftring_map_test ftring_fuzz; do
+	[ -x "$TOP/build/vm/progs/$p" ] || { t_fail kmod-abi "build/vm/progs/$p missing (make)"; t_done; }
+done
+seed=${FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d " ")}
+echo "# fuzz seed $seed (FUZZ_SEED=$seed reproduces)"
+vm_test kmod-abi -c 2 -t 600 -- "$TOP/tests/vm/guest/kmod-abi.sh" "$seed"
+t_done

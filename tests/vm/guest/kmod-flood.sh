@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest half of 030-kmod-flood.sh: the mmap ABI test on 4 CPUs, then ftring_flood in
+# discard then overwrite mode on every vCPU, with the kernel log checked after each.
+. /vm/guest/lib.sh
+g_dmesg_mark
+if ! insmod /vm/ftring.ko; then
+	g_fail insmod "insmod /vm/ftring.ko failed: $(dmesg | tail -n 5)"
+	exit 0
+fi
+g_ok insmod
+# the per-CPU fixtures of the mmap ABI test, here on four CPUs
+g_kselftest map ftring_map_test
+g_dmesg_clean map.dmesg
+g_kselftest flood-discard ftring_flood -m discard -n 4 -d "${1:-3}"
+g_dmesg_clean flood-discard.dmesg
+g_kselftest flood-overwrite ftring_flood -m overwrite -n 4 -d "${1:-3}"
+g_dmesg_clean flood-overwrite.dmesg
+g_check rmmod rmmod ftring
+g_dmesg_clean rmmod.dmesg

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+# Host side of the VM tests: boots a guest script with tests/vm/run and turns the
+# results it wrote (tests/vm/guest/lib.sh) into TAP through tests/lib/tap.sh.
+# Source after tap.sh.
+VM_RUN=$TOP/tests/vm/run
+VM_KO=${FTRING_KO:-$TOP/kmod/ftring.ko}
+# Kernel complaints that fail any VM test (the unsigned-module taint line is expected).
+VM_DMESG_BAD='WARNING:|BUG:|kernel BUG|Oops|general protection|KASAN|UBSAN|Call Trace|RIP: |soft lockup|hard LOCKUP|detected stalls|hung_task|blocked for more than|scheduling while atomic|sleeping function called|list_(add|del) corruption|refcount_t: '
+
+# vm_outdir NAME: sets VM_DIR to a fresh build/vm/out/NAME.PID (two runs of the same
+# test in one tree must not share it) and removes those of runs that ended more than
+# an hour ago.
+vm_outdir() {
+	local d pid
+	for d in "$TOP/build/vm/out/$1".*; do
+		[ -d "$d" ] || continue
+		pid=${d##*.}
+		[[ "$pid" =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null &&
+			[ -n "$(find "$d" -maxdepth 0 -mmin +60)" ] && rm -rf "$d"
+	done
+	VM_DIR=$TOP/build/vm/out/$1.$$
+	rm -rf "$VM_DIR"
+	mkdir -p "$VM_DIR"
+}
+
+# vm_test NAME [run options] -- SCRIPT [ARGS]: boots, replays the guest's results as
+# NAME.<check>, then checks the guest's whole dmesg. Leaves the output in $VM_DIR.
+# The script must exit 0 (or $VM_EXPECT_RC); returns its exit status.
+vm_test() {
+	local name=$1 opts=() rc line res rest bad
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	vm_outdir "$name"
+	"$VM_RUN" "${opts[@]}" -o "$VM_DIR" "$@"
+	rc=$?
+	if [ -f "$VM_DIR/results" ]; then
+		while IFS= read -r line; do
+			[ -n "$line" ] || continue
+			res=${line%% *}; rest=${line#* }
+			case $res in
+			ok) t_ok "$name.$rest" ;;
+			fail) t_fail "$name.${rest%%:*}" "${rest#*: }" ;;
+			skip) t_skip "$name.${rest%%:*}" "${rest#*: }" ;;
+			*) t_fail "$name.results" "bad line '$line'" ;;
+			esac
+		done <"$VM_DIR/results"
+	fi
+	if [ "$rc" != "${VM_EXPECT_RC:-0}" ]; then
+		t_fail "$name.boot" "guest script exited $rc (console: $VM_DIR/console.log)"
+	fi
+	if [ -f "$VM_DIR/dmesg.txt" ]; then
+		bad=$(grep -E "$VM_DMESG_BAD" "$VM_DIR/dmesg.txt" | head -n 3)
+		if [ -z "$bad" ]; then t_ok "$name.dmesg"; else t_fail "$name.dmesg" "$bad"; fi
+	fi
+	return "$rc"
+}

@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftring mmap ABI test, in the guest, modelled on the kernel's
+ * tools/testing/selftests/ring-buffer/map_test.c: one fixture per CPU maps that
+ * CPU's meta page and checks the fields after a reset, after known marker writes and
+ * across GET_READER; the mapping rules (read-only, shared, bounded); that overwrite
+ * mode keeps exactly the newest events and discard mode exactly the oldest. The
+ * control-device tests check every ioctl's argument validation and EBUSY rules.
+ *
+ * Only the marker event is enabled, so every count is exact.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "ftring_test.h"
+#include "ftring_events.h"
+#include "kselftest_harness.h"
+
+#define MARKER_ID	(FTRING_EVENT_ID_BASE + FTRING_EV_marker)
+#define MARKER_BIT	(1ULL << FTRING_EV_marker)
+
+static pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+/* Markers found in a page: their sequence numbers ("map-<seq>") and any anomaly. */
+struct seen {
+	long	*seq;
+	int	n, max;
+	int	bad;		/* wrong type, pid or text layout */
+	pid_t	tid;
+};
+
+static void collect_marker(const struct ftp_event *ev, void *arg)
+{
+	const struct ftring_ev_marker *m = ev->payload;
+	struct seen *s = arg;
+	uint32_t loc, off, len;
+	const char *txt;
+	char *end;
+	long seq;
+
+	if (m->ent.type != MARKER_ID || m->ent.pid != s->tid || m->pid != s->tid) {
+		s->bad++;
+		return;
+	}
+	loc = m->buf;
+	off = loc & 0xffff;
+	len = loc >> 16;
+	if (off < sizeof(*m) || off + len > ev->payload_len || !len) {
+		s->bad++;
+		return;
+	}
+	txt = (const char *)m + off;
+	if (txt[len - 1] != '\0' || strncmp(txt, "map-", 4)) {
+		s->bad++;
+		return;
+	}
+	seq = strtol(txt + 4, &end, 10);
+	if (*end || s->n >= s->max) {
+		s->bad++;
+		return;
+	}
+	s->seq[s->n++] = seq;
+}
+
+FIXTURE(map) {
+	int			ctl, fd, mfd;
+	struct ftring_meta	*meta;
+	long			page;
+	char			*data;		/* data region, mapped on demand */
+	size_t			data_len;
+	struct ftring_config	saved;
+	int			skipped;	/* setup skipped: the test body must too */
+};
+
+FIXTURE_VARIANT(map) {
+	int	cpu;
+};
+
+FIXTURE_VARIANT_ADD(map, cpu0) { .cpu = 0 };
+FIXTURE_VARIANT_ADD(map, cpu1) { .cpu = 1 };
+FIXTURE_VARIANT_ADD(map, cpu2) { .cpu = 2 };
+FIXTURE_VARIANT_ADD(map, cpu3) { .cpu = 3 };
+
+static int map_prepare(struct _test_data_map *self, int cpu, uint32_t nr_subbufs, int mode)
+{
+	int ret;
+
+	if (self->data)
+		munmap(self->data, self->data_len);
+	if (self->meta)
+		munmap(self->meta, self->page);
+	if (self->fd >= 0)
+		close(self->fd);
+	self->data = NULL;
+	self->meta = NULL;
+	self->fd = -1;
+	ret = ft_setup(self->ctl, nr_subbufs, mode);
+	if (ret)
+		return ret;
+	ret = ft_set_events(self->ctl, MARKER_BIT);
+	if (ret)
+		return ret;
+	self->fd = ft_cpu_open(cpu, O_RDONLY | O_NONBLOCK);
+	if (self->fd < 0)
+		return self->fd;
+	self->meta = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->fd, 0);
+	if (self->meta == MAP_FAILED) {
+		self->meta = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+FIXTURE_SETUP(map)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
+
+	sigaction(SIGUSR1, &sa, NULL);
+	self->fd = -1;
+	self->mfd = -1;
+	self->ctl = -1;
+	self->meta = NULL;
+	self->data = NULL;
+	self->page = ft_page_size();
+	self->skipped = 1;
+	if (getuid())
+		SKIP(return, "not root");
+	self->skipped = 0;
+	if (variant->cpu >= sysconf(_SC_NPROCESSORS_ONLN)) {
+		self->skipped = 1;
+		SKIP(return, "CPU %d is not online", variant->cpu);
+	}
+	self->ctl = ft_ctl_open();
+	ASSERT_LE(0, self->ctl) TH_LOG("open %s: %s", FTRING_DEV_CTL, strerror(-self->ctl));
+	ASSERT_EQ(0, ft_pin(variant->cpu));
+	ASSERT_EQ(0, ft_stop(self->ctl));
+	ASSERT_EQ(0, ft_get_config(self->ctl, &self->saved));
+	ASSERT_EQ(0, map_prepare(self, variant->cpu, 0, FTRING_MODE_DISCARD));
+	self->mfd = open(FTRING_DEV_MARKER, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->mfd);
+}
+
+FIXTURE_TEARDOWN(map)
+{
+	if (self->data)
+		munmap(self->data, self->data_len);
+	if (self->meta)
+		munmap(self->meta, self->page);
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->mfd >= 0)
+		close(self->mfd);
+	if (self->ctl >= 0) {
+		ft_stop(self->ctl);
+		ft_set_config(self->ctl, &self->saved);
+		ft_reset(self->ctl);
+		ft_set_events(self->ctl, FTRING_EVENTS_DEFAULT);
+		close(self->ctl);
+	}
+}
+
+static int map_data(struct _test_data_map *self)
+{
+	void *p;
+
+	self->data_len = (size_t)self->meta->subbuf_size * self->meta->nr_subbufs;
+	p = mmap(NULL, self->data_len, PROT_READ, MAP_SHARED, self->fd,
+		 self->meta->meta_page_size);
+	if (p == MAP_FAILED)
+		return -errno;
+	self->data = p;
+	return 0;
+}
+
+static const void *reader_page(struct _test_data_map *self)
+{
+	return self->data + (size_t)self->meta->reader.id * self->meta->subbuf_size;
+}
+
+static int write_markers(int mfd, long first, long n)
+{
+	char buf[32];
+	long i;
+
+	for (i = first; i < first + n; i++) {
+		int len = snprintf(buf, sizeof(buf), "map-%ld", i);
+		ssize_t ret = ft_marker(mfd, buf, len + 1);
+
+		if (ret != len + 1)
+			return ret < 0 ? (int)ret : -EIO;
+	}
+	return 0;
+}
+
+/*
+ * The 6.1 harness runs the test body even when FIXTURE_SETUP called SKIP(); every
+ * TEST_F(map, ...) starts with this.
+ */
+#define MAP_SKIP_IF_NEEDED()						\
+	do {								\
+		if (self->skipped)					\
+			SKIP(return, "setup skipped");			\
+	} while (0)
+
+/* GET_READER until the buffer is empty, collecting every marker; returns -errno. */
+static int drain(struct _test_data_map *self, struct seen *s, uint64_t *lost_events)
+{
+	uint32_t id = self->meta->reader.id, done = 0, len;
+	int loops, ret;
+
+	for (loops = 0; loops < 100000; loops++) {
+		const void *page;
+		int64_t missed;
+
+		ret = ft_ioctl(self->fd, FTRING_IOC_GET_READER, NULL);
+		if (ret)
+			return ret;
+		page = reader_page(self);
+		/* one snapshot: the writer may still append to the reader page */
+		len = ft_page_len_acquire(page);
+		if (self->meta->reader.id == id && len == done)
+			return 0;	/* nothing new: empty */
+		if (self->meta->reader.id != id) {
+			id = self->meta->reader.id;
+			done = 0;
+			missed = ft_page_missed(page, self->meta->subbuf_size);
+			if (lost_events)
+				*lost_events += self->meta->reader.lost_events;
+			if (missed < 0 && !self->meta->reader.lost_events)
+				return -EBADMSG;
+		}
+		/* A page handed out again has grown: only its new part is new. */
+		ret = ft_walk_page_range(page, self->meta->subbuf_size, done, len,
+					 collect_marker, s);
+		if (ret < 0)
+			return ret;
+		done = len;
+	}
+	return -ELOOP;
+}
+
+TEST_F(map, meta_page_check)
+{
+	struct ftring_meta *m = self->meta;
+	struct ftring_cpu_stats st;
+	struct ftring_config c;
+	long seqs[64];
+	struct seen s = { .seq = seqs, .max = 64, .tid = gettid_() };
+	uint32_t id0;
+	int i;
+
+	MAP_SKIP_IF_NEEDED();
+	ASSERT_EQ(0, ft_get_config(self->ctl, &c));
+	EXPECT_EQ(sizeof(struct ftring_meta), m->meta_struct_len);
+	EXPECT_EQ(80, m->meta_struct_len);
+	EXPECT_EQ(0, m->meta_page_size % self->page);
+	EXPECT_LE(self->page, m->meta_page_size);
+	EXPECT_EQ(self->page, m->subbuf_size);
+	EXPECT_EQ(c.subbuf_size, m->subbuf_size);
+	EXPECT_EQ(c.nr_subbufs + 1, m->nr_subbufs);
+	EXPECT_EQ(0, m->flags);
+	EXPECT_EQ(0, m->entries);
+	EXPECT_EQ(0, m->overrun);
+	EXPECT_EQ(0, m->read);
+	EXPECT_EQ(0, m->reader.lost_events);
+	EXPECT_EQ(0, m->reader.read);
+	EXPECT_EQ(0, m->reader.id);
+	EXPECT_EQ(0, m->Reserved1);
+	EXPECT_EQ(0, m->Reserved2);
+
+	/* Empty buffer: the ioctl succeeds and swaps nothing in. */
+	id0 = m->reader.id;
+	ASSERT_EQ(0, ft_ioctl(self->fd, FTRING_IOC_GET_READER, NULL));
+	EXPECT_EQ(id0, m->reader.id);
+	EXPECT_EQ(0, m->entries);
+	EXPECT_EQ(0, m->read);
+
+	ASSERT_EQ(0, ft_start(self->ctl));
+	ASSERT_EQ(0, write_markers(self->mfd, 0, 16));
+	/* The meta page changes only through GET_READER. */
+	EXPECT_EQ(0, m->entries);
+
+	ASSERT_EQ(0, ft_ioctl(self->fd, FTRING_IOC_GET_READER, NULL));
+	EXPECT_EQ(16, m->entries);
+	EXPECT_EQ(0, m->overrun);
+	EXPECT_EQ(16, m->read);
+	EXPECT_NE(id0, m->reader.id);
+	ASSERT_GT(m->nr_subbufs, m->reader.id);
+
+	/* The reader sub-buffer holds the 16 markers, in order, from this thread. */
+	ASSERT_EQ(0, map_data(self));
+	EXPECT_EQ(16, ft_walk_page(reader_page(self), m->subbuf_size, collect_marker, &s));
+	EXPECT_EQ(0, s.bad);
+	ASSERT_EQ(16, s.n);
+	for (i = 0; i < 16; i++)
+		EXPECT_EQ(i, s.seq[i]);
+	EXPECT_EQ(0, ft_page_missed(reader_page(self), m->subbuf_size));
+	EXPECT_GE(ftp_page_len(reader_page(self)), m->reader.read);
+
+	/* A second ioctl with nothing new changes nothing. */
+	id0 = m->reader.id;
+	ASSERT_EQ(0, ft_ioctl(self->fd, FTRING_IOC_GET_READER, NULL));
+	EXPECT_EQ(16, m->entries);
+	EXPECT_EQ(0, m->overrun);
+	EXPECT_EQ(16, m->read);
+	EXPECT_EQ(id0, m->reader.id);
+
+	ASSERT_EQ(0, ft_get_stats(self->ctl, variant->cpu, &st));
+	EXPECT_EQ(variant->cpu, st.cpu);
+	EXPECT_EQ(1, st.online);
+	EXPECT_EQ(16, st.entries);
+	EXPECT_EQ(16, st.read);
+	EXPECT_EQ(0, st.overrun);
+	EXPECT_EQ(0, st.lost);
+	EXPECT_EQ(st.lost_full + st.lost_busy + st.lost_too_big, st.lost);
+	EXPECT_EQ(m->nr_subbufs, st.nr_subbufs);
+	/* "map-N\0" markers: 8 + 4 + 4 + 6 = 22 -> 24 payload + 4 header = 28 bytes. */
+	EXPECT_LE(16 * ftp_data_len(sizeof(struct ftring_ev_marker) + 6), st.bytes);
+	EXPECT_GT(16 * ftp_data_len(sizeof(struct ftring_ev_marker) + 6) + 64, st.bytes);
+}
+
+TEST_F(map, data_mmap)
+{
+	struct ftring_meta *m = self->meta;
+	size_t data_len, i;
+	char *p;
+
+	MAP_SKIP_IF_NEEDED();
+	data_len = (size_t)m->subbuf_size * m->nr_subbufs;
+	/* The whole data region, then one sub-buffer less. */
+	p = mmap(NULL, data_len, PROT_READ, MAP_SHARED, self->fd, m->meta_page_size);
+	ASSERT_NE(MAP_FAILED, p);
+	munmap(p, data_len);
+	p = mmap(NULL, data_len - m->subbuf_size, PROT_READ, MAP_SHARED, self->fd,
+		 m->meta_page_size);
+	ASSERT_NE(MAP_FAILED, p);
+	munmap(p, data_len - m->subbuf_size);
+
+	/* Meta page and data in one mapping. */
+	p = mmap(NULL, m->meta_page_size + data_len, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	munmap(p, m->meta_page_size + data_len);
+
+	/* Past the end: shifted by two sub-buffers, or one page after the last. */
+	p = mmap(NULL, data_len, PROT_READ, MAP_SHARED, self->fd,
+		 m->meta_page_size + 2 * m->subbuf_size);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->fd,
+		 m->meta_page_size + data_len);
+	EXPECT_EQ(MAP_FAILED, p);
+
+	/* Writable, executable and private mappings are refused: through a read-only fd
+	 * the VFS already says EACCES, through a read-write fd the driver says EPERM.
+	 */
+	p = mmap(NULL, self->page, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EACCES, errno);
+	{
+		int rw = ft_cpu_open(variant->cpu, O_RDWR);
+
+		ASSERT_LE(0, rw);
+		p = mmap(NULL, self->page, PROT_READ | PROT_WRITE, MAP_SHARED, rw, 0);
+		EXPECT_EQ(MAP_FAILED, p);
+		EXPECT_EQ(EPERM, errno);
+		p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, rw, 0);
+		ASSERT_NE(MAP_FAILED, p);
+		EXPECT_NE(0, mprotect(p, self->page, PROT_READ | PROT_WRITE));
+		munmap(p, self->page);
+		close(rw);
+	}
+	p = mmap(NULL, self->page, PROT_READ | PROT_EXEC, MAP_SHARED, self->fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
+	p = mmap(NULL, self->page, PROT_READ, MAP_PRIVATE, self->fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	/* ... and a read-only mapping cannot be made writable later. */
+	EXPECT_NE(0, mprotect(self->meta, self->page, PROT_READ | PROT_WRITE));
+
+	/* Everything after the struct up to the first sub-buffer is zero. */
+	for (i = m->meta_struct_len; i < self->page; i++)
+		if (((const char *)m)[i]) {
+			EXPECT_EQ(0, ((const char *)m)[i]) TH_LOG("meta byte %zu", i);
+			break;
+		}
+	if (m->meta_page_size > self->page) {
+		p = mmap(NULL, m->meta_page_size, PROT_READ, MAP_SHARED, self->fd, 0);
+		ASSERT_NE(MAP_FAILED, p);
+		for (i = m->meta_struct_len; i < m->meta_page_size; i++)
+			if (p[i])
+				break;
+		EXPECT_EQ(m->meta_page_size, i);
+		munmap(p, m->meta_page_size);
+	}
+
+	/* While mapped, the ring cannot be resized. */
+	{
+		struct ftring_config c;
+
+		ASSERT_EQ(0, ft_get_config(self->ctl, &c));
+		c.nr_subbufs = c.nr_subbufs == 8 ? 16 : 8;
+		EXPECT_EQ(-EBUSY, ft_set_config(self->ctl, &c));
+	}
+}
+
+TEST_F(map, poll_readable)
+{
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+
+	MAP_SKIP_IF_NEEDED();
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	ASSERT_EQ(0, ft_start(self->ctl));
+	ASSERT_EQ(0, write_markers(self->mfd, 0, 1));
+	/* Watermark 0 (default): one committed event makes the buffer readable. */
+	EXPECT_EQ(1, poll(&pfd, 1, 1000));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+}
+
+struct blocked_reader {
+	int	fd;
+	int	ret;
+	int	done;
+};
+
+static void *block_in_get_reader(void *arg)
+{
+	struct blocked_reader *b = arg;
+
+	b->ret = ft_ioctl(b->fd, FTRING_IOC_GET_READER, NULL);
+	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A blocking GET_READER sleeps on an empty buffer and wakes up when an event comes. */
+TEST_F(map, blocking_get_reader_wakes)
+{
+	struct blocked_reader b = { .ret = 1 };
+	pthread_t th;
+	int i;
+
+	MAP_SKIP_IF_NEEDED();
+	b.fd = ft_cpu_open(variant->cpu, O_RDONLY);
+	ASSERT_LE(0, b.fd);
+	ASSERT_EQ(0, ft_start(self->ctl));
+	ASSERT_EQ(0, pthread_create(&th, NULL, block_in_get_reader, &b));
+	usleep(300000);
+	EXPECT_EQ(0, __atomic_load_n(&b.done, __ATOMIC_ACQUIRE)) TH_LOG("did not block");
+	ASSERT_EQ(0, write_markers(self->mfd, 0, 1));
+	for (i = 0; i < 200 && !__atomic_load_n(&b.done, __ATOMIC_ACQUIRE); i++)
+		usleep(10000);
+	EXPECT_EQ(1, __atomic_load_n(&b.done, __ATOMIC_ACQUIRE)) TH_LOG("no wake-up in 2 s");
+	if (!b.done) {
+		/* Unblock it for the teardown: a signal makes it return EINTR. */
+		pthread_kill(th, SIGUSR1);
+	}
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, b.ret);
+	EXPECT_EQ(1, self->meta->entries);
+	close(b.fd);
+}
+
+/* Overwrite mode on a 4-sub-buffer ring: exactly the newest events survive. */
+TEST_F(map, overwrite_keeps_newest)
+{
+	const long n = 2000;	/* ~18 sub-buffers of "map-NNNN" markers */
+	struct ftring_cpu_stats st;
+	struct seen s = { .max = 2000, .tid = gettid_() };
+	uint64_t lost_events = 0;
+	int i;
+
+	MAP_SKIP_IF_NEEDED();
+	s.seq = calloc(s.max, sizeof(long));
+	ASSERT_NE(NULL, s.seq);
+	ASSERT_EQ(0, map_prepare(self, variant->cpu, 4, FTRING_MODE_OVERWRITE));
+	ASSERT_EQ(0, map_data(self));
+	ASSERT_EQ(0, ft_start(self->ctl));
+	ASSERT_EQ(0, write_markers(self->mfd, 0, n));
+	ASSERT_EQ(0, ft_stop(self->ctl));
+	ASSERT_EQ(0, drain(self, &s, &lost_events));
+	ASSERT_EQ(0, ft_get_stats(self->ctl, variant->cpu, &st));
+
+	EXPECT_EQ(0, s.bad);
+	EXPECT_EQ(n, st.entries);
+	EXPECT_EQ(0, st.lost);
+	EXPECT_LT(0, st.overrun);
+	EXPECT_EQ(st.entries, st.read + st.overrun);
+	EXPECT_EQ(st.read, s.n);
+	EXPECT_EQ(self->meta->entries, st.entries);
+	EXPECT_EQ(self->meta->overrun, st.overrun);
+	EXPECT_EQ(self->meta->read, st.read);
+	/* What was read is one run ending with the last marker and starting right after
+	 * the overwritten ones.
+	 */
+	ASSERT_LT(0, s.n);
+	EXPECT_EQ(n - 1, s.seq[s.n - 1]);
+	EXPECT_EQ((long)st.overrun, s.seq[0]);
+	for (i = 1; i < s.n; i++)
+		if (s.seq[i] != s.seq[i - 1] + 1) {
+			EXPECT_EQ(s.seq[i - 1] + 1, s.seq[i]) TH_LOG("gap at %d", i);
+			break;
+		}
+	/* The loss is reported to the reader with the first page after it. */
+	EXPECT_EQ(st.overrun, lost_events);
+	free(s.seq);
+}
+
+/* Discard mode on a 4-sub-buffer ring: the oldest events stay, the rest are lost. */
+TEST_F(map, discard_keeps_oldest)
+{
+	const long n = 2000;
+	struct ftring_cpu_stats st;
+	struct seen s = { .max = 2000, .tid = gettid_() };
+	long i, ok = 0, nospc = 0, other = 0;
+	char buf[32];
+
+	MAP_SKIP_IF_NEEDED();
+	s.seq = calloc(s.max, sizeof(long));
+	ASSERT_NE(NULL, s.seq);
+	ASSERT_EQ(0, map_prepare(self, variant->cpu, 4, FTRING_MODE_DISCARD));
+	ASSERT_EQ(0, map_data(self));
+	ASSERT_EQ(0, ft_start(self->ctl));
+	for (i = 0; i < n; i++) {
+		int len = snprintf(buf, sizeof(buf), "map-%ld", i);
+		ssize_t ret = ft_marker(self->mfd, buf, len + 1);
+
+		if (ret == len + 1)
+			ok++;
+		else if (ret == -ENOSPC)
+			nospc++;
+		else
+			other++;
+	}
+	ASSERT_EQ(0, ft_stop(self->ctl));
+	ASSERT_EQ(0, drain(self, &s, NULL));
+	ASSERT_EQ(0, ft_get_stats(self->ctl, variant->cpu, &st));
+
+	EXPECT_EQ(0, s.bad);
+	EXPECT_EQ(0, other);
+	EXPECT_LT(0, nospc);
+	EXPECT_EQ(ok, st.entries);
+	EXPECT_EQ(nospc, st.lost);
+	EXPECT_EQ(st.lost, st.lost_full);
+	EXPECT_EQ(0, st.overrun);
+	EXPECT_EQ(st.entries, st.read);
+	EXPECT_EQ(ok, s.n);
+	for (i = 0; i < s.n; i++)
+		if (s.seq[i] != i) {
+			EXPECT_EQ(i, s.seq[i]);
+			break;
+		}
+	free(s.seq);
+}
+
+/* Control device: version, status and the validation of every setting. */
+FIXTURE(ctl) {
+	int	ctl;
+	struct ftring_config	saved;
+};
+
+FIXTURE_SETUP(ctl)
+{
+	self->ctl = -1;
+	if (getuid())
+		SKIP(return, "not root");
+	self->ctl = ft_ctl_open();
+	ASSERT_LE(0, self->ctl);
+	ASSERT_EQ(0, ft_stop(self->ctl));
+	ASSERT_EQ(0, ft_get_config(self->ctl, &self->saved));
+}
+
+FIXTURE_TEARDOWN(ctl)
+{
+	if (self->ctl < 0)
+		return;
+	ft_stop(self->ctl);
+	ft_set_config(self->ctl, &self->saved);
+	ft_set_events(self->ctl, FTRING_EVENTS_DEFAULT);
+	ft_reset(self->ctl);
+	close(self->ctl);
+}
+
+TEST_F(ctl, version_and_status)
+{
+	struct ftring_version v = { 0 };
+	struct ftring_status s;
+
+	ASSERT_EQ(0, ft_ioctl(self->ctl, FTRING_IOC_ABI_VERSION, &v));
+	EXPECT_EQ(FTRING_ABI_MAJOR, v.major);
+	EXPECT_LE(FTRING_ABI_MINOR, v.minor);
+	ASSERT_EQ(0, ft_get_status(self->ctl, &s));
+	EXPECT_EQ(0, s.recording);
+	EXPECT_LE(sysconf(_SC_NPROCESSORS_ONLN), s.nr_cpu_ids);
+	EXPECT_EQ(FTRING_EVENT_ID_BASE, s.event_id_base);
+	EXPECT_EQ(FTRING_NR_EVENTS, s.nr_events);
+	EXPECT_EQ(0, s.reserved[0] | s.reserved[1] | s.reserved[2]);
+
+	ASSERT_EQ(0, ft_set_events(self->ctl, MARKER_BIT));
+	ASSERT_EQ(0, ft_start(self->ctl));
+	EXPECT_EQ(-EALREADY, ft_start(self->ctl));
+	ASSERT_EQ(0, ft_get_status(self->ctl, &s));
+	EXPECT_EQ(1, s.recording);
+	EXPECT_EQ(MARKER_BIT, s.events);
+	ASSERT_EQ(0, ft_ioctl(self->ctl, FTRING_IOC_STOP, NULL));
+	ASSERT_EQ(0, ft_get_status(self->ctl, &s));
+	EXPECT_EQ(0, s.recording);
+}
+
+TEST_F(ctl, config_validation)
+{
+	struct ftring_config c, now;
+
+	c = self->saved;
+	EXPECT_EQ(ft_page_size(), c.subbuf_size);
+	EXPECT_LE(2, c.nr_subbufs);
+	EXPECT_GE(FTRING_MODE_OVERWRITE, c.mode);
+	EXPECT_GE(FTRING_CLOCK_MAX, c.clock);
+	EXPECT_EQ(0, c.flags);
+
+	c = self->saved; c.nr_subbufs = 1;
+	EXPECT_EQ(-EINVAL, ft_set_config(self->ctl, &c));
+	c = self->saved; c.nr_subbufs = 65537;
+	EXPECT_EQ(-EINVAL, ft_set_config(self->ctl, &c));
+	c = self->saved; c.mode = 2;
+	EXPECT_EQ(-EINVAL, ft_set_config(self->ctl, &c));
+	c = self->saved; c.clock = FTRING_CLOCK_MAX + 1;
+	EXPECT_EQ(-EINVAL, ft_set_config(self->ctl, &c));
+	c = self->saved; c.flags = 1;
+	EXPECT_EQ(-EINVAL, ft_set_config(self->ctl, &c));
+	c = self->saved; c.reserved[2] = 1;
+	EXPECT_EQ(-EINVAL, ft_set_config(self->ctl, &c));
+	c = self->saved; c.watermark = c.nr_subbufs;
+	EXPECT_EQ(-EINVAL, ft_set_config(self->ctl, &c));
+	/* Nothing of a refused config was applied. */
+	ASSERT_EQ(0, ft_get_config(self->ctl, &now));
+	EXPECT_EQ(0, memcmp(&now, &self->saved, sizeof(now)));
+
+	/* A valid change applies whole. */
+	c = self->saved;
+	c.nr_subbufs = 6;
+	c.mode = FTRING_MODE_OVERWRITE;
+	c.clock = FTRING_CLOCK_GLOBAL;
+	c.watermark = 2;
+	ASSERT_EQ(0, ft_set_config(self->ctl, &c));
+	ASSERT_EQ(0, ft_get_config(self->ctl, &now));
+	EXPECT_EQ(6, now.nr_subbufs);
+	EXPECT_EQ(FTRING_MODE_OVERWRITE, now.mode);
+	EXPECT_EQ(FTRING_CLOCK_GLOBAL, now.clock);
+	EXPECT_EQ(2, now.watermark);
+
+	/* While recording: mode, clock and size are locked, the watermark is not. */
+	ASSERT_EQ(0, ft_start(self->ctl));
+	c = now; c.mode = FTRING_MODE_DISCARD;
+	EXPECT_EQ(-EBUSY, ft_set_config(self->ctl, &c));
+	c = now; c.clock = FTRING_CLOCK_LOCAL;
+	EXPECT_EQ(-EBUSY, ft_set_config(self->ctl, &c));
+	c = now; c.nr_subbufs = 8;
+	EXPECT_EQ(-EBUSY, ft_set_config(self->ctl, &c));
+	c = now; c.watermark = 1;
+	EXPECT_EQ(0, ft_set_config(self->ctl, &c));
+	EXPECT_EQ(-EBUSY, ft_reset(self->ctl));
+	ASSERT_EQ(0, ft_ioctl(self->ctl, FTRING_IOC_STOP, NULL));
+	EXPECT_EQ(0, ft_reset(self->ctl));
+}
+
+TEST_F(ctl, events_and_marker)
+{
+	char big[FTRING_MARKER_MAX + 100];
+	void *volatile bad_ptr = (void *)8;
+	int mfd;
+
+	/* A bit past the schema. */
+	EXPECT_EQ(-EINVAL, ft_set_events(self->ctl, FTRING_EVENTS_ALL + 1));
+	mfd = open(FTRING_DEV_MARKER, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, mfd);
+	/* Not recording: the marker is refused. */
+	EXPECT_EQ(-ENODATA, ft_marker(mfd, "x", 1));
+	ASSERT_EQ(0, ft_set_events(self->ctl, FTRING_EVENTS_ALL & ~MARKER_BIT));
+	ASSERT_EQ(0, ft_start(self->ctl));
+	/* Recording without the marker event: refused too. */
+	EXPECT_EQ(-ENODATA, ft_marker(mfd, "x", 1));
+	ASSERT_EQ(0, ft_set_events(self->ctl, MARKER_BIT));
+	EXPECT_EQ(1, ft_marker(mfd, "x", 1));
+	memset(big, 'b', sizeof(big));
+	EXPECT_EQ(FTRING_MARKER_MAX, ft_marker(mfd, big, sizeof(big)));
+	EXPECT_GE(0, ft_marker(mfd, big, 0));
+	EXPECT_EQ(-EFAULT, ft_marker(mfd, bad_ptr, 16));
+	ASSERT_EQ(0, ft_ioctl(self->ctl, FTRING_IOC_STOP, NULL));
+	close(mfd);
+}
+
+TEST_F(ctl, bad_requests)
+{
+	struct ftring_cpu_stats st;
+	struct ftring_status s;
+	int fd;
+
+	ASSERT_EQ(0, ft_get_status(self->ctl, &s));
+	EXPECT_NE(0, ft_get_stats(self->ctl, s.nr_cpu_ids, &st));
+	EXPECT_NE(0, ft_get_stats(self->ctl, -1, &st));
+	EXPECT_EQ(-ENOTTY, ft_ioctl(self->ctl, _IO(FTRING_IOC_MAGIC, 0x1f), NULL));
+	EXPECT_EQ(-ENOTTY, ft_ioctl(self->ctl, FTRING_IOC_GET_READER, NULL));
+	EXPECT_EQ(-EFAULT, ft_ioctl(self->ctl, FTRING_IOC_GET_STATUS, (void *)8));
+	EXPECT_EQ(-EFAULT, ft_ioctl(self->ctl, FTRING_IOC_SET_CONFIG, (void *)8));
+	fd = ft_cpu_open(0, O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-ENOTTY, ft_ioctl(fd, FTRING_IOC_START, NULL));
+	EXPECT_EQ(-ENOTTY, ft_ioctl(fd, _IO('R', 0x21), NULL));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
