@@ -5,7 +5,8 @@
  * like ftrace's trace_marker.
  *
  * The text is copied from user space before the reservation: a page fault
- * cannot be taken with preemption off inside a writer section.
+ * cannot be taken with preemption off inside a writer section. Short texts (the
+ * usual case) are copied to the stack, sparing an allocation per write.
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -13,13 +14,16 @@
 #include <linux/uaccess.h>
 #include "ftring.h"
 
+#define FTRING_MARKER_STACK	128	/* longer texts are copied to the heap */
+
 static ssize_t ftring_marker_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
 	struct ftring_ev_marker *ev;
+	char stack[FTRING_MARKER_STACK];
 	struct rb_cpu *buf;
 	size_t len = min_t(size_t, count, FTRING_MARKER_MAX);
-	char *text;
+	char *text = stack;
 	u32 size;
 
 	if (!count)
@@ -27,9 +31,14 @@ static ssize_t ftring_marker_write(struct file *file, const char __user *ubuf,
 	if (!READ_ONCE(ftring_recording) ||
 	    !(READ_ONCE(ftring_events) & BIT_ULL(FTRING_EV_marker)))
 		return -ENODATA;
-	text = memdup_user(ubuf, len);
-	if (IS_ERR(text))
-		return PTR_ERR(text);
+	if (len <= sizeof(stack)) {
+		if (copy_from_user(stack, ubuf, len))
+			return -EFAULT;
+	} else {
+		text = memdup_user(ubuf, len);
+		if (IS_ERR(text))
+			return PTR_ERR(text);
+	}
 
 	size = sizeof(*ev) + len + 1;
 	preempt_disable_notrace();
@@ -49,7 +58,8 @@ static ssize_t ftring_marker_write(struct file *file, const char __user *ubuf,
 		ftring_commit(buf);
 	}
 	preempt_enable_notrace();
-	kfree(text);
+	if (text != stack)
+		kfree(text);
 	if (!ev)
 		return READ_ONCE(ftring_recording) ? -ENOSPC : -ENODATA;
 	return len;

@@ -504,7 +504,7 @@ static int finish_file(struct capture *c)
 			c->cpu[i].lost = st.lost;
 		}
 	}
-	cmdlines = tracing_read(NULL, "saved_cmdlines", &cmdlines_len);
+	cmdlines = tracing_cmdlines(&cmdlines_len);
 	cpustat = calloc((size_t)c->ncpus, sizeof(*cpustat));
 	for (int i = 0; cpustat && c->src->ops->cpustat_text && i < c->ncpus; i++)
 		cpustat[i] = c->src->ops->cpustat_text(c->src, i);

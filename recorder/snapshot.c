@@ -171,7 +171,7 @@ int flight_snapshot(struct flight *f, const char *path, const struct rec_config 
 	}
 	if (ret)
 		goto out;
-	cmdlines = tracing_read(NULL, "saved_cmdlines", &cmdlines_len);
+	cmdlines = tracing_cmdlines(&cmdlines_len);
 	cpustat = calloc((size_t)src->ncpus, sizeof(*cpustat));
 	for (int i = 0; cpustat && src->ops->cpustat_text && i < src->ncpus; i++)
 		cpustat[i] = src->ops->cpustat_text(src, i);

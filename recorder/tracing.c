@@ -3,6 +3,7 @@
  * tracefs state of one recording: save, set, restore (see tracing.h). Every setting is
  * saved before it is first written, and restore writes back only what was changed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -482,4 +483,75 @@ char *tracing_cpustat_text(const char *instance, int cpu)
 		out = NULL;
 	free(text);
 	return out;
+}
+
+static int is_number(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+/* Appends "TID COMM" for every thread of process @pid to @f. */
+static void add_task_comms(FILE *f, const char *pid)
+{
+	char path[600], comm[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%s/task", pid);
+	d = opendir(path);
+	if (!d)
+		return;		/* it exited meanwhile */
+	while ((de = readdir(d))) {
+		FILE *c;
+
+		if (!is_number(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", pid, de->d_name);
+		c = fopen(path, "re");
+		if (!c)
+			continue;
+		if (fgets(comm, sizeof(comm), c)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			fprintf(f, "%s %s\n", de->d_name, comm);
+		}
+		fclose(c);
+	}
+	closedir(d);
+}
+
+char *tracing_cmdlines(size_t *len)
+{
+	size_t saved_len = 0, blen = 0;
+	char *saved = tracing_read(NULL, "saved_cmdlines", &saved_len), *buf = NULL;
+	struct dirent *de;
+	DIR *proc;
+	FILE *f;
+
+	f = open_memstream(&buf, &blen);
+	if (!f) {
+		*len = saved ? saved_len : 0;
+		return saved;
+	}
+	if (saved)
+		fwrite(saved, 1, saved_len, f);
+	free(saved);
+	proc = opendir("/proc");
+	if (proc) {
+		while ((de = readdir(proc)))
+			if (is_number(de->d_name))
+				add_task_comms(f, de->d_name);
+		closedir(proc);
+	}
+	if (fclose(f)) {
+		free(buf);
+		*len = 0;
+		return NULL;
+	}
+	*len = blen;
+	return buf;
 }

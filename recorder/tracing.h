@@ -55,6 +55,15 @@ char *tracing_path(const char *instance, const char *file);
 /* Whole content of @file of @instance (tracefs files report st_size 0), malloc'd. */
 char *tracing_read(const char *instance, const char *file, size_t *len);
 
+/*
+ * Text for the CMDLINES section: saved_cmdlines completed with every live thread's
+ * comm. ftrace saves a comm only when one of its own events fires for the task, so a
+ * capture from the ftring module would otherwise show most tasks as <...>. The kernel's
+ * entries come first and win: libtraceevent keeps the first name given for a pid.
+ * Malloc'd; NULL (and *len = 0) if nothing could be read.
+ */
+char *tracing_cmdlines(size_t *len);
+
 /* Parses per_cpu/cpu@cpu/stats into @st (entries, overrun, lost, read). 0 or -errno. */
 int tracing_cpu_stats(const char *instance, int cpu, struct source_cpu_stats *st);
 
