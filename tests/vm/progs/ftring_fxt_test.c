@@ -275,24 +275,27 @@ static int read_cpu(int cpu, struct stored *s)
 	id = m->reader.id;
 	for (loops = 0; loops < 100000; loops++) {
 		const char *p;
+		uint32_t len;
 		int n;
 
 		ret = ft_ioctl(fd, FTRING_IOC_GET_READER, NULL);
 		if (ret)
 			break;
 		p = data + (size_t)m->reader.id * m->subbuf_size;
-		if (m->reader.id == id && ftp_page_len(p) == done)
+		/* one reading of the commit: the writer may still append to this page */
+		len = ft_page_len_acquire(p);
+		if (m->reader.id == id && len == done)
 			break;	/* empty */
 		if (m->reader.id != id) {
 			id = m->reader.id;
 			done = 0;
 		}
-		n = ft_walk_page_from(p, m->subbuf_size, done, collect, s);
+		n = ft_walk_page_range(p, m->subbuf_size, done, len, collect, s);
 		if (n < 0) {
 			ret = n;
 			break;
 		}
-		done = ftp_page_len(p);
+		done = len;
 	}
 	munmap(data, data_len);
 	munmap(m, page);
