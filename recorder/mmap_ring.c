@@ -214,11 +214,19 @@ static size_t take_ready(struct mmap_ring *r, char *dst, size_t n, size_t max, i
 	return n;
 }
 
+/* True when the reader sub-buffer holds data not taken yet (the writer is still on it). */
+static int cur_pending(const struct mmap_ring *r)
+{
+	uint64_t commit = load_commit(subbuf(r, r->cur.id));
+
+	return (uint32_t)(commit & FTP_COMMIT_MASK) > r->cur.done;
+}
+
 ssize_t mmap_ring_read_pages(struct mmap_ring *r, void *dst, size_t max, int flush)
 {
 	struct mmap_ring_meta *m = r->meta;
+	int idle = 0, asked = 0;
 	size_t n = 0, before;
-	int idle = 0;
 	uint32_t id;
 
 	for (;;) {
@@ -226,6 +234,20 @@ ssize_t mmap_ring_read_pages(struct mmap_ring *r, void *dst, size_t max, int flu
 		n = take_ready(r, dst, n, max, flush);
 		if (n == max)
 			break;
+		if (cur_pending(r)) {
+			/*
+			 * The writer is on the reader sub-buffer. Once we asked the kernel
+			 * this round, wait for the next one rather than copy a few events at
+			 * a time. Otherwise take what it holds now: the next GET_READER may
+			 * give it back to the ring (the writer may have left it without
+			 * filling it), and what grows later is handed over re-based.
+			 */
+			if (asked)
+				break;
+			n = take_ready(r, dst, n, n + 1, 1);
+			if (n == max)
+				break;
+		}
 		idle = n == before ? idle + 1 : 0;
 		if (ioctl(r->fd, MMAP_RING_IOCTL_GET_READER) < 0) {
 			if (errno == EINTR)
@@ -241,31 +263,25 @@ ssize_t mmap_ring_read_pages(struct mmap_ring *r, void *dst, size_t max, int flu
 		r->st.overrun = m->overrun;
 		r->st.read = m->read;
 		if (id == r->cur.id) {
-			uint64_t commit = load_commit(subbuf(r, id));
-			uint32_t len = (uint32_t)(commit & FTP_COMMIT_MASK);
-
 			/*
-			 * Same sub-buffer. Either the kernel only caught its read index up
-			 * with data we took (then the next ioctl swaps, if the ring has
-			 * more), or there is nothing else: stop after two idle rounds.
+			 * Same sub-buffer: the kernel caught its read index up with data the
+			 * writer added (taken on the next round), or there is nothing else.
 			 */
-			if (len > r->cur.done &&
-			    (flush || mmap_ring_page_complete(commit, r->subbuf_size)))
-				continue;
-			if (idle >= 2)
+			if (cur_pending(r))
+				asked = 1;
+			else if (idle >= 2)
 				break;
 			continue;
 		}
 		/*
-		 * A new sub-buffer. The old one cannot have grown unseen (see the top of
-		 * the file), but if it did, it is still intact right after the swap: take it.
+		 * A new sub-buffer. The old one is back in the ring and must not be read
+		 * again: when the ring was full it is the writer's very next page, and it
+		 * may already hold new events that come round as a reader page later.
+		 * Everything in it was taken before this ioctl.
 		 */
-		n = take_ready(r, dst, n, n + 1, 1);
 		r->st.lost_events += m->reader.lost_events;
 		r->cur.id = id;
 		r->cur.done = 0;
-		if (n == max)
-			break;
 	}
 	return (ssize_t)n;
 }

@@ -7,10 +7,13 @@
  * per_cpu/cpuN/trace_pipe_raw and the ftring module's devices. Knows nothing of tracefs.
  *
  * Only whole sub-buffers are handed over. The reader sub-buffer may still be the one
- * the kernel writes to; it is taken only once the writer has left it, unless the
- * caller flushes. A sub-buffer taken while partly written and grown later is handed
- * over again as a fresh page holding only the new events (re-based), so no event is
- * ever handed over twice or lost.
+ * the kernel writes to; it is taken once the writer has left it, when the caller
+ * flushes, or (at most once a call) before a GET_READER that could give it back to
+ * the ring: a writer may leave a sub-buffer without filling it (the ftring module
+ * does), and the next GET_READER then swaps it out. A sub-buffer taken while partly
+ * written and grown later is handed over again as a fresh page holding only the new
+ * events (re-based), so no event is ever handed over twice or lost. A sub-buffer
+ * given back to the ring is never read again: it may be the writer's next page.
  */
 #ifndef REC_MMAP_RING_H
 #define REC_MMAP_RING_H
