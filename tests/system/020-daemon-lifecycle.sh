@@ -132,8 +132,9 @@ t_eq "pidfile holds the daemon's pid" "$(cat "$TMP/recorderd.pid" 2>/dev/null)" 
 mark t 1 700
 sleep 0.3
 kill -TERM "$pid"
-for ((i = 0; i < 100; i++)); do gone "$pid" && break; sleep 0.1; done
-t_check "SIGTERM: exits within 10 s" gone "$pid"
+# well inside the unit's TimeoutStopSec=60, with room for a loaded 2-CPU machine
+for ((i = 0; i < 300; i++)); do gone "$pid" && break; sleep 0.1; done
+t_check "SIGTERM: exits within 30 s" gone "$pid"
 t_check "SIGTERM: pidfile removed" test ! -e "$TMP/recorderd.pid"
 f=$(ls "$OUT"/*.dat)
 t_check "SIGTERM: file reads" report_ok "$f"
