@@ -259,6 +259,20 @@ static int add_options(struct capture *c, struct v7_writer *w)
 	return ret;
 }
 
+/* Frees what a capture owns once its source, writer and file are closed. */
+static void capture_release(struct capture *c)
+{
+	if (c->meta_ok)
+		meta_free(&c->meta);
+	tracing_free(c->tr);
+	free(c->buf);
+	free(c->cpu);
+	free(c->clock);
+	free(c->instance);
+	free(c->output);
+	free(c);
+}
+
 struct capture *capture_start(const struct capture_params *p, int *err)
 {
 	struct capture *c = calloc(1, sizeof(*c));
@@ -407,19 +421,11 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 fail:
 	v7_free(c->w);
 	source_close(c->src);
-	if (c->meta_ok)
-		meta_free(&c->meta);
-	tracing_free(c->tr);
 	if (c->fd >= 0) {
 		close(c->fd);
 		unlink(c->output);
 	}
-	free(c->buf);
-	free(c->cpu);
-	free(c->clock);
-	free(c->instance);
-	free(c->output);
-	free(c);
+	capture_release(c);
 	*err = ret ? ret : -EIO;
 	return NULL;
 }
@@ -716,13 +722,5 @@ void capture_free(struct capture *c)
 		return;
 	if (!c->stopped)
 		capture_stop(c);
-	if (c->meta_ok)
-		meta_free(&c->meta);
-	tracing_free(c->tr);
-	free(c->buf);
-	free(c->cpu);
-	free(c->clock);
-	free(c->instance);
-	free(c->output);
-	free(c);
+	capture_release(c);
 }
