@@ -2,7 +2,7 @@
 #   make            recorderd, the tests and (when kernel headers exist) the module
 #   make demo       set up, build, record a real capture and show what is in it
 #   make check      set up, build, run every test (ends with "N passed, N failed")
-#   make bench      benchmarks (never part of pass/fail)
+#   make bench      benchmarks (never pass/fail): tests/bench/results/, README section
 #   make install    recorderd, its service, config example, the module via DKMS sources
 
 B        := build
@@ -70,7 +70,7 @@ demo: setup
 
 bench: setup
 	$(MAKE) all
-	tests/bench/run
+	tests/bench/run --readme README
 
 install: $(B)/recorderd
 	scripts/install "$(DESTDIR)"

@@ -44,9 +44,10 @@
  * (new ioctls, new fields carved out of reserved space).
  *   1.0  first version
  *   1.1  /dev/ftring/fxt and event ftring/fxt
+ *   1.2  meta page: FTRING_META_WRITER and @writer (was Reserved1)
  */
 #define FTRING_ABI_MAJOR	1
-#define FTRING_ABI_MINOR	1
+#define FTRING_ABI_MINOR	2
 
 #define FTRING_DEV_DIR		"/dev/ftring"
 #define FTRING_DEV_CPU_FMT	"/dev/ftring/cpu%d"
@@ -79,11 +80,16 @@
  *			a swap to a new @reader.id, the data [0, @reader.read) is new;
  *			when the same @reader.id comes back, only the bytes from the
  *			previous @reader.read to the new one are.
- * @flags:		0 for now.
+ * @flags:		FTRING_META_WRITER (ftring sets it; upstream's flags are 0).
  * @entries:		Events written to this CPU's buffer since the last reset.
  * @overrun:		Events overwritten before being read (overwrite mode).
  * @read:		Events handed to the reader.
- * @Reserved1:		0.
+ * @writer:		With FTRING_META_WRITER: ID of the sub-buffer the writer is
+ *			on, kept current as the writer moves (upstream: Reserved1, 0).
+ *			The writer only leaves a sub-buffer with room to spare, without
+ *			padding, so the commit word cannot say it has gone; this can.
+ *			While it equals @reader.id the ring holds nothing else and
+ *			GET_READER does not give that sub-buffer back.
  * @Reserved2:		0.
  *
  * Events dropped because the ring was full (discard mode) or for other reasons
@@ -108,9 +114,11 @@ struct ftring_meta {
 	__u64	overrun;
 	__u64	read;
 
-	__u64	Reserved1;
+	__u64	writer;
 	__u64	Reserved2;
 };
+
+#define FTRING_META_WRITER	0x1ULL	/* @writer is valid */
 
 /*
  * Per-CPU devices: swap in a new reader sub-buffer and refresh the meta page.
@@ -155,7 +163,7 @@ struct ftring_version {
  * Clocks (struct ftring_config.clock); the names are trace-cmd's trace_clock
  * names, to be written to the trace.dat clock option.
  */
-#define FTRING_CLOCK_LOCAL	0	/* "local": local_clock(), per-CPU, fastest */
+#define FTRING_CLOCK_LOCAL	0	/* "local": trace_clock_local(), as ftrace's */
 #define FTRING_CLOCK_GLOBAL	1	/* "global": trace_clock_global(), ordered across CPUs */
 #define FTRING_CLOCK_MONO	2	/* "mono": CLOCK_MONOTONIC (ktime_get_mono_fast_ns) */
 #define FTRING_CLOCK_BOOT	3	/* "boot": CLOCK_BOOTTIME (ktime_get_boot_fast_ns) */

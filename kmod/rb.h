@@ -98,7 +98,7 @@ struct rb_page {
  * @lost_busy:	Drops: NMI during a swap, or a writer interrupting a page switch.
  * @lost_too_big: Drops: event larger than a page.
  * @lost_pending: Drops not yet attributed to a page (see rb_page.lost).
- * @pages_done:	Pages the writer has left (for the watermark).
+ * @pages_done:	Ring pages the writer has left, not the reader page (watermark).
  * @pages_gone:	Pages overwritten before being read.
  * @read:	Events handed to the reader.
  * @pages_read:	Full pages swapped out to the reader.

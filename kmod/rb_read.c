@@ -140,7 +140,8 @@ void rb_update_meta(struct rb_cpu *buf)
 	meta->reader.lost_events = buf->lost_events;
 	meta->reader.id = buf->reader_id;
 	meta->reader.read = buf->reader_read;
-	meta->flags = 0;
+	meta->flags = FTRING_META_WRITER;
+	meta->writer = RB_TAIL_ID(rb_tail_read(buf));
 	meta->entries = local_read(&buf->entries);
 	meta->overrun = local_read(&buf->overrun);
 	meta->read = buf->read;

@@ -14,7 +14,7 @@
  *      commit page, whose events an outer writer is still writing: drop
  *   G  claim the next page: cmpxchg tail (id, FULL | off) -> (next, INIT)
  *   H  reset the page (it is ours alone: writers seeing INIT drop), then
- *      tail = (next, 0)
+ *      tail = (next, 0), then the meta page's writer = next
  * Any writer (outer or nested) may run E..H; a cmpxchg failure at E or G means
  * another one got there first, and the caller retries its reservation. A writer
  * interrupting H (only an interrupt nested in the winner can) drops its event:
@@ -93,10 +93,19 @@ int rb_move_tail(struct rb_cpu *buf, unsigned long tail)
 	pg->lost += lost;
 	WRITE_ONCE(*rb_page_commit(buf, next), 0);
 	WRITE_ONCE(*rb_page_ts(buf, next), 0);
-	local_inc(&buf->pages_done);
+	/*
+	 * A page the reader swapped out while we wrote on it is the reader's
+	 * already: it must not count as a full ring page for the watermark, or a
+	 * reader that always catches up with us would be woken for nothing.
+	 */
+	if (id != buf->reader_id)
+		local_inc(&buf->pages_done);
 	/* the reset is done before any writer can reserve in the page */
 	barrier();
 	local_set(&buf->tail, RB_TAIL(next, 0));
+	/* the page left behind has no padding: tell a mapping reader we are gone */
+	if (buf->meta)
+		WRITE_ONCE(((struct ftring_meta *)buf->meta)->writer, next);
 	return 0;
 }
 

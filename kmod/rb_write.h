@@ -39,7 +39,8 @@ static __always_inline u64 rb_clock(struct rb_cpu *buf)
 	case FTRING_CLOCK_BOOT:
 		return ktime_get_boot_fast_ns();
 	default:
-		return local_clock();
+		/* what ftrace's "local" clock reads, so the two can be compared */
+		return trace_clock_local();
 	}
 }
 

@@ -294,6 +294,7 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		.events = p->events,
 		.nr_events = p->nr_events,
 		.clock = p->clock,
+		.watermark_pct = p->watermark ? p->watermark : DEF_WATERMARK,
 	};
 	struct v7_params *wp;
 	const char *name;

@@ -30,7 +30,7 @@ static void usage(FILE *f)
 		"  -s, --source SRC       auto (default), kmod, mmap or splice\n"
 		"  -e, --event SYS[:EV]   enable an event or a whole system (repeatable)\n"
 		"  -C, --compress ALG     zstd (default) or none\n"
-		"  -L, --level N          zstd level (default: the writer's)\n"
+		"  -L, --level N          zstd level 1..22 (default 1)\n"
 		"  -o, --output FILE      output file (default trace.dat)\n"
 		"  -b, --buffer-kb KB     per-CPU ring buffer size to set\n"
 		"  -B, --instance NAME    record tracefs instance NAME (created if missing)\n"

@@ -18,6 +18,14 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
+/*
+ * Level 1, not libzstd's default 3: on ftrace pages in 32-page chunks it is both
+ * faster and no larger (writer_bench on host pages: 859 vs 692 MB per CPU-second,
+ * ratio 9.98 vs 9.55; in the guest recorder benchmark 17% less recording CPU). The
+ * negative "fast" levels gain 14-30% speed for 8-42% bigger files.
+ */
+#define ZSTD_LEVEL_DEFAULT	1
+
 struct codec {
 	const char	*name;
 	const char	*(*version)(void);
@@ -54,7 +62,7 @@ static void *zstd_ctx_new(int level)
 		return NULL;
 	}
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel,
-						level ? level : ZSTD_CLEVEL_DEFAULT)) ||
+						level ? level : ZSTD_LEVEL_DEFAULT)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0))) {
 		ZSTD_freeCCtx(cctx);
 		errno = EINVAL;

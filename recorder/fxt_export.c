@@ -353,10 +353,9 @@ static enum kind kind_of(struct evinfo *e)
 		return e->f[0] ? K_FORK : K_OTHER;
 	}
 	/*
-	 * FXT written by user space through the module: an ftring event "fxt" whose
-	 * __data_loc byte array "data" holds whole FXT event records (common/fxt_validate.h
-	 * says which). The module schema (common/ftring_events.h) does not define it yet;
-	 * this is the place the exporter picks it up once it does.
+	 * FXT written by user space through the module (/dev/ftring/fxt): the event
+	 * ftring/fxt of common/ftring_events.h, whose __data_loc byte array "data" holds
+	 * whole FXT event records the module checked with common/fxt_validate.h.
 	 */
 	if (!strcmp(sys, "ftring") && !strcmp(n, "fxt")) {
 		e->f[0] = tep_find_field(ev, "data");

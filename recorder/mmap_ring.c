@@ -129,7 +129,7 @@ struct mmap_ring *mmap_ring_open(int fd, int *err)
 	if (p == MAP_FAILED)
 		goto fail;
 	m = p;
-	if (m->meta_struct_len < offsetof(struct mmap_ring_meta, reserved1) ||
+	if (m->meta_struct_len < offsetof(struct mmap_ring_meta, writer) ||
 	    m->subbuf_size <= FTP_HDR_SIZE + 8 || m->nr_subbufs < 2 ||
 	    m->meta_page_size < r->meta_len || m->meta_page_size % sys_page) {
 		munmap(p, r->meta_len);
@@ -222,6 +222,19 @@ static int cur_pending(const struct mmap_ring *r)
 	return (uint32_t)(commit & FTP_COMMIT_MASK) > r->cur.done;
 }
 
+/*
+ * True when the kernel says its writer is on the reader sub-buffer now (ftring keeps
+ * meta->writer current). Then the ring holds nothing else and GET_READER cannot give
+ * the sub-buffer back, so its events can wait until it is full or flushed.
+ */
+static int writer_on_cur(const struct mmap_ring *r)
+{
+	const struct mmap_ring_meta *m = r->meta;
+
+	return (m->flags & MMAP_RING_META_WRITER) &&
+	       __atomic_load_n(&m->writer, __ATOMIC_ACQUIRE) == r->cur.id;
+}
+
 ssize_t mmap_ring_read_pages(struct mmap_ring *r, void *dst, size_t max, int flush)
 {
 	struct mmap_ring_meta *m = r->meta;
@@ -236,13 +249,14 @@ ssize_t mmap_ring_read_pages(struct mmap_ring *r, void *dst, size_t max, int flu
 			break;
 		if (cur_pending(r)) {
 			/*
-			 * The writer is on the reader sub-buffer. Once we asked the kernel
-			 * this round, wait for the next one rather than copy a few events at
-			 * a time. Otherwise take what it holds now: the next GET_READER may
-			 * give it back to the ring (the writer may have left it without
-			 * filling it), and what grows later is handed over re-based.
+			 * The writer is on the reader sub-buffer, or left it without filling
+			 * it (ftring does: no padding). Once we asked the kernel this round,
+			 * or when the kernel says its writer is still there, wait for the
+			 * next round rather than copy a few events at a time. Otherwise take
+			 * what it holds now: the next GET_READER may give it back to the
+			 * ring, and what grows later is handed over re-based.
 			 */
-			if (asked)
+			if (asked || writer_on_cur(r))
 				break;
 			n = take_ready(r, dst, n, n + 1, 1);
 			if (n == max)

@@ -35,6 +35,7 @@ const struct source_ops *source_find(const char *name, const struct source_param
 	static const char *const order[] = { "kmod", "mmap", "splice" };
 	const struct source_ops *ops;
 	size_t first = 0;
+	int ret;
 
 	if (name && !strcmp(name, "tracefs")) {
 		name = "auto";
@@ -60,8 +61,11 @@ const struct source_ops *source_find(const char *name, const struct source_param
 		log_err("page source '%s' is not built into this recorderd", name);
 		return NULL;
 	}
-	if (ops->probe(p)) {
-		log_err("page source '%s' cannot be used here (see above)", name);
+	ret = ops->probe(p);
+	if (ret) {
+		log_err("page source '%s' cannot be used here: %s", name,
+			ret == -ENOENT ? "its device is missing (for kmod: insmod ftring.ko)" :
+					 "see above");
 		return NULL;
 	}
 	return ops;

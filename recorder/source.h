@@ -28,6 +28,9 @@ struct source_params {
 	const char *const *events;
 	int		nr_events;
 	const char	*clock;
+	/* For sources that take it (kmod): wake the reader when this percentage of the
+	 * ring is full pages (0 = the source's default, -1 = leave as is). */
+	int		watermark_pct;
 };
 
 struct trace_meta;

@@ -82,8 +82,11 @@ static int kmod_probe(const struct source_params *p)
 	int fd = ctl_open();
 
 	if (fd < 0) {
-		log_info("kmod source: %s: %s (module ftring not loaded?)", FTRING_DEV_CTL,
-			 strerror(-fd));
+		/* the usual case without the module: "auto" goes on quietly */
+		if (fd == -ENOENT)
+			log_debug("kmod source: no %s", FTRING_DEV_CTL);
+		else
+			log_info("kmod source: %s: %s", FTRING_DEV_CTL, strerror(-fd));
 		return fd;
 	}
 	close(fd);
@@ -265,6 +268,14 @@ static int kmod_open(struct source *s, const struct source_params *p)
 		k->cfg.nr_subbufs = n < 2 ? 2 : n > 65536 ? 65536 : (__u32)n;
 	}
 	k->cfg.mode = p->overwrite ? FTRING_MODE_OVERWRITE : FTRING_MODE_DISCARD;
+	/*
+	 * Full ring pages that wake us. Not 0 ("any event"): the consumer leaves the
+	 * page the writer is on until it is full, so such a wake-up would find nothing.
+	 */
+	if (p->watermark_pct > 0)
+		k->cfg.watermark = (__u32)((__u64)k->cfg.nr_subbufs * (__u32)p->watermark_pct / 100);
+	if (p->watermark_pct >= 0 && !k->cfg.watermark)
+		k->cfg.watermark = 1;
 	if (k->cfg.watermark >= k->cfg.nr_subbufs)
 		k->cfg.watermark = k->cfg.nr_subbufs - 1;
 	k->config_saved = 1;

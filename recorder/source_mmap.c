@@ -28,25 +28,9 @@ struct source_mmap {
 	struct mmap_cpu	*cpus;
 };
 
-static int open_raw(const char *instance, int cpu)
-{
-	char file[64], *path;
-	int fd;
-
-	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
-	path = tracing_path(instance, file);
-	if (!path) {
-		errno = ENOENT;
-		return -1;
-	}
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	free(path);
-	return fd;
-}
-
 static int mmap_probe(const struct source_params *p)
 {
-	int fd = open_raw(p->instance, 0), ret = 0;
+	int fd = tracing_open_pipe_raw(p->instance, 0), ret = 0;
 	void *m;
 
 	if (fd < 0) {
@@ -96,7 +80,7 @@ static int mmap_open(struct source *s, const struct source_params *p)
 	for (int i = 0; i < s->ncpus; i++) {
 		struct mmap_cpu *c = &sm->cpus[i];
 
-		c->fd = open_raw(p->instance, i);
+		c->fd = tracing_open_pipe_raw(p->instance, i);
 		if (c->fd < 0) {
 			if (errno == ENOENT || errno == ENODEV)
 				continue;	/* offline CPU: no pages from it */

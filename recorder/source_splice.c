@@ -37,22 +37,6 @@ struct source_splice {
 	char			*page;		/* bounce page for the flush read() */
 };
 
-static int open_raw(const char *instance, int cpu)
-{
-	char file[64], *path;
-	int fd;
-
-	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
-	path = tracing_path(instance, file);
-	if (!path) {
-		errno = ENOENT;
-		return -1;
-	}
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	free(path);
-	return fd;
-}
-
 /* The sub-buffer size the kernel uses: data offset + size in events/header_page. */
 static unsigned int header_page_size(const char *instance)
 {
@@ -74,7 +58,7 @@ static unsigned int header_page_size(const char *instance)
 
 static int splice_probe(const struct source_params *p)
 {
-	int fd = open_raw(p->instance, 0);
+	int fd = tracing_open_pipe_raw(p->instance, 0);
 
 	if (fd < 0) {
 		int ret = -errno;
@@ -132,7 +116,7 @@ static int splice_open(struct source *s, const struct source_params *p)
 		struct splice_cpu *c = &ss->cpus[i];
 		int sz;
 
-		c->fd = open_raw(p->instance, i);
+		c->fd = tracing_open_pipe_raw(p->instance, i);
 		if (c->fd < 0) {
 			if (errno == ENOENT || errno == ENODEV)
 				continue;
@@ -194,26 +178,48 @@ static ssize_t fill_pipe(struct source_splice *ss, struct splice_cpu *c, size_t 
 	return r;
 }
 
-/* Reads from the pipe exactly @len bytes (they are in it). */
-static int drain_pipe(struct splice_cpu *c, char *dst, size_t len)
-{
-	while (len) {
-		ssize_t r = read(c->pipe[0], dst, len);
+/*
+ * Where the pages go: user memory (read_pages: the batch to compress) or a file at an
+ * offset (splice_pages: pipe -> file, no copy).
+ */
+struct page_sink {
+	char	*mem;		/* NULL: to @fd */
+	int	fd;
+	off_t	off;
+};
 
+/* Moves exactly @len bytes (whole pages, in the pipe) to byte @at of the sink. */
+static int pipe_to_sink(struct splice_cpu *c, const struct page_sink *k, size_t at, size_t len)
+{
+	loff_t o = k->off + (off_t)at;
+
+	while (len) {
+		ssize_t r;
+
+		if (k->mem)
+			r = read(c->pipe[0], k->mem + at, len);
+		else
+			r = splice(c->pipe[0], NULL, k->fd, &o, len, SPLICE_F_MOVE);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			return r < 0 ? -errno : -EIO;
-		dst += r;
+		at += (size_t)r;
 		len -= (size_t)r;
 		c->in_pipe -= (size_t)r;
 	}
 	return 0;
 }
 
-/* At flush: the partly written page, copied out by the kernel. 1, 0 (none) or -errno. */
-static int read_partial(struct splice_cpu *c, char *dst, unsigned int page_size)
+/*
+ * At flush: the partly written page, copied out by the kernel, to byte @at of the
+ * sink. 1, 0 (none) or -errno.
+ */
+static int partial_to_sink(struct source_splice *ss, struct splice_cpu *c,
+			   const struct page_sink *k, size_t at)
 {
+	unsigned int page_size = ss->s.page_size;
+	char *dst = k->mem ? k->mem + at : ss->page;
 	ssize_t r;
 
 	do {
@@ -225,14 +231,17 @@ static int read_partial(struct splice_cpu *c, char *dst, unsigned int page_size)
 		return 0;
 	if ((size_t)r != page_size)
 		return -EIO;	/* we always ask for a whole page */
+	if (!k->mem && pwrite(k->fd, dst, page_size, k->off + (off_t)at) != (ssize_t)page_size)
+		return errno ? -errno : -EIO;
 	return 1;
 }
 
-static ssize_t splice_read_pages(struct source *s, int cpu, void *dst, size_t max, int flush)
+/* Up to @max whole pages of @cpu to the sink; at @flush also the writer's page. */
+static ssize_t move_pages(struct source *s, int cpu, const struct page_sink *k, size_t max,
+			  int flush)
 {
 	struct source_splice *ss = (struct source_splice *)s;
 	struct splice_cpu *c = &ss->cpus[cpu];
-	char *d = dst;
 	size_t n = 0;
 	ssize_t r;
 	int ret;
@@ -252,13 +261,13 @@ static ssize_t splice_read_pages(struct source *s, int cpu, void *dst, size_t ma
 		take = c->in_pipe / s->page_size;
 		if (take > max - n)
 			take = max - n;
-		ret = drain_pipe(c, d + n * s->page_size, take * s->page_size);
+		ret = pipe_to_sink(c, k, n * s->page_size, take * s->page_size);
 		if (ret)
 			return n ? (ssize_t)n : ret;
 		n += take;
 	}
 	while (flush && n < max && !c->in_pipe) {
-		ret = read_partial(c, d + n * s->page_size, s->page_size);
+		ret = partial_to_sink(ss, c, k, n * s->page_size);
 		if (ret < 0)
 			return n ? (ssize_t)n : ret;
 		if (!ret)
@@ -269,66 +278,19 @@ static ssize_t splice_read_pages(struct source *s, int cpu, void *dst, size_t ma
 	return (ssize_t)n;
 }
 
-/* Pipe -> @fd at @off, exactly @len bytes (whole pages in the pipe). */
-static int pipe_to_file(struct splice_cpu *c, int fd, off_t off, size_t len)
+static ssize_t splice_read_pages(struct source *s, int cpu, void *dst, size_t max, int flush)
 {
-	loff_t o = off;
+	const struct page_sink k = { .mem = dst, .fd = -1 };
 
-	while (len) {
-		ssize_t r = splice(c->pipe[0], NULL, fd, &o, len, SPLICE_F_MOVE);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		len -= (size_t)r;
-		c->in_pipe -= (size_t)r;
-	}
-	return 0;
+	return move_pages(s, cpu, &k, max, flush);
 }
 
 static ssize_t splice_splice_pages(struct source *s, int cpu, int fd, off_t off, size_t max,
 				   int flush)
 {
-	struct source_splice *ss = (struct source_splice *)s;
-	struct splice_cpu *c = &ss->cpus[cpu];
-	size_t n = 0;
-	ssize_t r;
-	int ret;
+	const struct page_sink k = { .fd = fd, .off = off };
 
-	if (c->fd < 0)
-		return 0;
-	while (n < max) {
-		size_t take;
-
-		if (!c->in_pipe) {
-			r = fill_pipe(ss, c, max - n);
-			if (r < 0)
-				return n ? (ssize_t)n : r;
-			if (!r)
-				break;
-		}
-		take = c->in_pipe / s->page_size;
-		if (take > max - n)
-			take = max - n;
-		ret = pipe_to_file(c, fd, off + (off_t)(n * s->page_size), take * s->page_size);
-		if (ret)
-			return n ? (ssize_t)n : ret;
-		n += take;
-	}
-	while (flush && n < max && !c->in_pipe) {
-		ret = read_partial(c, ss->page, s->page_size);
-		if (ret < 0)
-			return n ? (ssize_t)n : ret;
-		if (!ret)
-			break;
-		if (pwrite(fd, ss->page, s->page_size, off + (off_t)(n * s->page_size)) !=
-		    (ssize_t)s->page_size)
-			return n ? (ssize_t)n : (errno ? -errno : -EIO);
-		n++;
-	}
-	c->pages += n;
-	return (ssize_t)n;
+	return move_pages(s, cpu, &k, max, flush);
 }
 
 static int splice_stats(struct source *s, int cpu, struct source_cpu_stats *st)

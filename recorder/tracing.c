@@ -61,6 +61,22 @@ char *tracing_path(const char *instance, const char *file)
 	return p;
 }
 
+int tracing_open_pipe_raw(const char *instance, int cpu)
+{
+	char file[64], *path;
+	int fd;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	path = tracing_path(instance, file);
+	if (!path) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	free(path);
+	return fd;
+}
+
 char *tracing_read(const char *instance, const char *file, size_t *len)
 {
 	char *path = tracing_path(instance, file), *buf = NULL;

@@ -52,6 +52,12 @@ void tracing_free(struct tracing *t);
 /* Path of @file of @instance (NULL = top), malloc'd; NULL if tracefs is missing. */
 char *tracing_path(const char *instance, const char *file);
 
+/*
+ * Opens per_cpu/cpu@cpu/trace_pipe_raw of @instance, non-blocking: the fd, or -1 with
+ * errno (ENOENT or ENODEV: no such CPU, e.g. offline).
+ */
+int tracing_open_pipe_raw(const char *instance, int cpu);
+
 /* Whole content of @file of @instance (tracefs files report st_size 0), malloc'd. */
 char *tracing_read(const char *instance, const char *file, size_t *len);
 

@@ -8,10 +8,17 @@
 #     the same run: one `cat per_cpu/cpuN/trace_pipe_raw > /dev/null` per CPU, the
 #     cheapest possible reader (it moves pages and writes nothing to disk);
 #   - time to snapshot a 64 MiB flight-recorder buffer.
+# The stream figures go through bench_row (tests/bench/lib.sh) as daemon.*.cpu_pct, ours =
+# recorderd's % of a core, peer = the cats' at the same marker rate (the snapshot time has
+# no peer to run, so it is printed only).
+#   tests/bench/daemon_bench.sh [--smoke]   (--smoke: 1 s, the 1 MB/s pair only)
 #   SECS=N  seconds per measurement (default 8)
 source "$(dirname "$0")/../lib/tap.sh"
 source "$(dirname "$0")/../lib/recd.sh"
+source "$(dirname "$0")/lib.sh"
 
+smoke=0
+[ "${1:-}" = --smoke ] && smoke=1 && SECS=${SECS:-1}
 SECS=${SECS:-8}
 recd_setup bench
 ncpu=$(nproc)
@@ -92,18 +99,31 @@ EOF
 }
 
 echo "# recorderd daemon benchmark: $(uname -r), $ncpu CPUs, $SECS s per figure"
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+# row METRIC PEER_PCT: the last measure() against its cat peer
+row() {
+	if [ -n "${LAST_PCT:-}" ] && [ -n "${2:-}" ]; then
+		bench_row "$1" "$LAST_PCT" "$2" "" "%core"
+	else
+		echo "#   $1: not measured"
+	fi
+	LAST_PCT=
+}
 
 peer 8200
 p1=$PEER_PCT
 measure "stream zstd @ ~1 MB/s" 8200 -O period_ms=200
-echo "#   ratio recorderd / cat peer at 1 MB/s: $(ratio "$LAST_PCT" "$p1")"
+row daemon.stream_zstd_1mbs.cpu_pct "$p1"
+if [ $smoke = 1 ]; then
+	t_ok "benchmark ran (figures above)"
+	t_done
+fi
 peer 33000
 p4=$PEER_PCT
 measure "stream zstd @ ~4 MB/s" 33000 -O period_ms=200
-echo "#   ratio recorderd / cat peer at 4 MB/s: $(ratio "$LAST_PCT" "$p4")"
+row daemon.stream_zstd_4mbs.cpu_pct "$p4"
 measure "stream none @ ~4 MB/s" 33000 -C none -O period_ms=200
-echo "#   ratio recorderd / cat peer at 4 MB/s: $(ratio "$LAST_PCT" "$p4")"
+row daemon.stream_none_4mbs.cpu_pct "$p4"
 measure "flight @ ~4 MB/s" 33000 --mode flight -b 8192
 measure "stream zstd, flood (1 writer)" 0 -b 8192
 measure "stream none, flood (1 writer)" 0 -C none -b 8192

@@ -6,14 +6,18 @@
 # CPU, raw_syscalls, sched, irq) in a tracefs instance of its own, turns it into a v7 zstd
 # trace.dat with trace-cmd (restore + convert, kallsyms left out), or takes FILE=... as
 # is; then times `recorderd export --fxt` against its peer `trace-cmd report` reading
-# the same file, and prints events/s, MB/s and peak RSS of both.
+# the same file, and prints events/s, MB/s and peak RSS of both. Time and peak RSS go
+# through bench_row (tests/bench/lib.sh) as fxt.export_s and fxt.peak_rss_mib.
 #   tests/bench/fxt_bench.sh            EVENTS_MB=32 by default
+#   tests/bench/fxt_bench.sh --smoke    EVENTS_MB=1
 #   FILE=big.dat tests/bench/fxt_bench.sh
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/bench/lib.sh"
 RECORDERD=${RECORDERD:-$top/build/recorderd}
 T=/sys/kernel/tracing
 INST=fxt_bench_$$
+[ "${1:-}" = --smoke ] && EVENTS_MB=${EVENTS_MB:-1}
 MB=${EVENTS_MB:-32}
 tmp=$(mktemp -d)
 cleanup() { [ -d "$T/instances/$INST" ] && rmdir "$T/instances/$INST"; rm -rf "$tmp"; }
@@ -92,3 +96,6 @@ awk -v ev="$rec" -v in_mb="$in_mb" -v out_mb="$out_mb" -v es="$exp_s" -v ek="$ex
 	printf "export / report time: %.2f   FXT output: %s MiB (%.1f MiB/s)\n", es / rs, out_mb,
 	       out_mb / es
 }'
+bench_row fxt.export_s "$exp_s" "$rep_s" "" s
+bench_row fxt.peak_rss_mib "$(awk -v k="$exp_kb" 'BEGIN { printf "%.1f", k / 1024 }')" \
+	"$(awk -v k="$rep_kb" 'BEGIN { printf "%.1f", k / 1024 }')" "" MiB

@@ -15,13 +15,31 @@
 #
 # The host is shared and has 2 CPUs that the loads saturate: compare rows of one run.
 #
-#   tests/bench/record_bench.sh [SECONDS]
+# Headline figures go through bench_row (tests/bench/lib.sh), each against a physical
+# reference measured in the same run, per load (markers, sched) and source (mmap, splice):
+#   host.LOAD.SRC.zstd_cpu_per_gb  -C zstd CPU-s per GB of pages vs `zstd -1` on the same
+#                                  raw pages (ours also moves the pages and writes a file)
+#   host.LOAD.SRC.none_cpu_per_gb  -C none vs `cat` of the same raw pages file to a file
+#   host.LOAD.SRC.zstd_ratio       compression ratio (pages / stored data) vs zstd -1's
+#   host.LOAD.SRC.events_s         events/s the load got through while recorded (-C none)
+#                                  vs while one `cat trace_pipe_raw` per CPU read it (the
+#                                  load and the readers share the CPUs); events, because
+#                                  cat's partial pages make its MB/s meaningless
+#   host.LOAD.mmap_vs_splice.mb_s  MB/s of whole pages (-C none), mmap vs splice
+# No goal: the issue sets none for this area. Every run also lands in
+# $BENCH_RESULTS/host_sources.csv (load,run,mb_s,cpu_s_per_gb; empty = not measured).
+#
+#   tests/bench/record_bench.sh [--smoke] [SECONDS]   (--smoke: 0.5 s runs, 256 KiB rings)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/bench/lib.sh"
 rec=$top/build/recorderd
 lg=$top/build/bench/loadgen
-secs=${1:-3}
-kb=${BENCH_KB:-2048}
+smoke=0
+[ "${1:-}" = --smoke ] && { smoke=1; shift; }
+secs=${1:-$([ $smoke = 1 ] && echo 0.5 || echo 3)}
+kb=${BENCH_KB:-$([ $smoke = 1 ] && echo 256 || echo 2048)}
+res=${BENCH_RESULTS:-$top/tests/bench/results}
 T=/sys/kernel/tracing
 inst=rec_bench_$$
 tmp=$(mktemp -d)
@@ -34,7 +52,7 @@ trap cleanup EXIT
 [ -x "$rec" ] && [ -x "$lg" ] || { echo "build first (make userspace)"; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "needs root (tracefs)"; exit 1; }
 ncpu=$(nproc)
-TIMEFORMAT='%U %S'
+TIMEFORMAT='%R %U %S'
 
 load_cmd() {
 	case $1 in
@@ -151,9 +169,13 @@ peer_tool() {
 	t=$( { time "$@" <"$raw" >"$tmp/tool.out"; } 2>&1 | tail -n 1)
 	csize=$(stat -c %s "$tmp/tool.out")
 	k="$load,peer:$name"
-	R[$k,cpu_gb]=$(awk -v t="$t" -v b="$size" 'BEGIN{split(t, a, " "); printf "%.2f", (a[1] + a[2]) / (b / 1e9)}')
+	R[$k,cpu_gb]=$(awk -v t="$t" -v b="$size" 'BEGIN{split(t, a, " ")
+		printf "%.2f", (a[2] + a[3]) / (b / 1e9)}')
 	R[$k,ratio]=$(awk -v a="$size" -v b="$csize" 'BEGIN{printf "%.2f", (b > 0) ? a / b : 0}')
-	R[$k,ev_s]="-"; R[$k,mb_s]="-"; R[$k,lost]="-"; R[$k,cpu_mev]="-"
+	# file to file, not comparable with the recorder's MB/s (bounded by the load)
+	R[$k,mb_s]=$(awk -v t="$t" -v b="$size" 'BEGIN{split(t, a, " ")
+		printf "%.1f", (a[1] > 0) ? b / 1e6 / a[1] : 0}')
+	R[$k,ev_s]="-"; R[$k,lost]="-"; R[$k,cpu_mev]="-"
 	rows+=("$k")
 }
 
@@ -171,21 +193,45 @@ for load in markers sched; do
 done
 
 echo "recorderd record benchmark: $secs s per run, $ncpu CPUs, ${kb} KiB ring per CPU, $(uname -r)"
+echo "(peer:zstd-*/cat-file: MB/s is file to file, not bounded by a load)"
 printf '%-8s %-14s %9s %7s %9s %11s %7s %s\n' load run events/s MB/s cpu-s/GB cpu-s/Mev ratio lost
 for k in "${rows[@]}"; do
 	printf '%-8s %-14s %9s %7s %9s %11s %7s %s\n' "${k%%,*}" "${k#*,}" "${R[$k,ev_s]}" \
 		"${R[$k,mb_s]}" "${R[$k,cpu_gb]}" "${R[$k,cpu_mev]}" "${R[$k,ratio]}" "${R[$k,lost]}"
 done
+
+# host_sources.csv: every run of this benchmark, for the plots
+num() { [[ ${1:-} =~ ^[0-9.]+$ ]] && echo "$1"; }
+mkdir -p "$res"
+{
+	echo "load,run,mb_s,cpu_s_per_gb"
+	for k in "${rows[@]}"; do
+		echo "${k%%,*},${k#*,},$(num "${R[$k,mb_s]}"),$(num "${R[$k,cpu_gb]}")"
+	done
+} >"$res/host_sources.csv"
+
+# row METRIC KEY FIELD PEER-KEY PEER-FIELD UNIT: a bench_row when both figures exist
+row() {
+	local o p
+	o=$(num "${R[$2,$3]:-}") p=$(num "${R[$4,$5]:-}")
+	if [ -z "$o" ] || [ -z "$p" ]; then
+		echo "  $1: not measured (${R[$2,$3]:-none} vs ${R[$4,$5]:-none})"
+		return
+	fi
+	bench_row "$1" "$o" "$p" "" "$6"
+}
+
 echo
-echo "ratios ours/peer (cpu: lower is better; compression ratio: higher is better)"
+echo "headline figures, ours vs the physical reference of the same run (ratio ours/peer;"
+echo "cpu: lower is better; compression ratio, events/s: higher is better)"
 for load in markers sched; do
 	for src in mmap splice; do
-		o="$load,$src/zstd" n="$load,$src/none" z="$load,peer:zstd-1" c="$load,peer:cat"
-		[ -n "${R[$o,cpu_gb]:-}" ] && [ -n "${R[$z,cpu_gb]:-}" ] || continue
-		awk -v l="$load" -v s="$src" -v oc="${R[$o,cpu_gb]}" -v zc="${R[$z,cpu_gb]}" \
-		    -v orr="${R[$o,ratio]}" -v zr="${R[$z,ratio]}" -v nc="${R[$n,cpu_mev]}" \
-		    -v cc="${R[$c,cpu_mev]}" 'BEGIN{
-			printf "%-8s %-7s -C zstd cpu/GB vs zstd -1: %5.2f  ratio vs zstd -1: %5.2f  -C none cpu/event vs cat: %5.2f\n",
-				l, s, (zc > 0) ? oc / zc : 0, (zr > 0) ? orr / zr : 0, (cc > 0) ? nc / cc : 0 }'
+		m=host.$load.$src
+		row "$m.zstd_cpu_per_gb" "$load,$src/zstd" cpu_gb "$load,peer:zstd-1" cpu_gb cpu-s/GB
+		row "$m.none_cpu_per_gb" "$load,$src/none" cpu_gb "$load,peer:cat-file" cpu_gb \
+			cpu-s/GB
+		row "$m.zstd_ratio" "$load,$src/zstd" ratio "$load,peer:zstd-1" ratio x
+		row "$m.events_s" "$load,$src/none" ev_s "$load,peer:cat" ev_s events/s
 	done
+	row "host.$load.mmap_vs_splice.mb_s" "$load,mmap/none" mb_s "$load,splice/none" mb_s MB/s
 done

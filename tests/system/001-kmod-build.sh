@@ -48,7 +48,7 @@ for f in kmod/*.c kmod/*.h common/ftrace_page.h; do
 	*) checkpatch "$f" ;;
 	esac
 done
-# the uapi keeps upstream trace_buffer_meta's field names (Reserved1/2)
+# the uapi keeps upstream trace_buffer_meta's field names (Reserved2)
 checkpatch common/ftring_abi.h CAMELCASE
 # the event schema is an X-macro table (lists of field macros, struct generators)
 checkpatch common/ftring_events.h \

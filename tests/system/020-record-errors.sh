@@ -49,6 +49,11 @@ expect_fail "unknown system" "unknown event 'nosuchsys:foo'" \
 t_check "unknown system: no output file left" test ! -e "$tmp/a.dat"
 expect_fail "unknown event" "unknown event 'sched:no_such_event'" \
 	-B "$INST" -e sched:no_such_event -o "$tmp/a.dat" -- true
+if [ ! -e /dev/ftring/ctl ]; then
+	expect_fail "kmod source without the module" \
+		"page source 'kmod' cannot be used here: its device is missing" \
+		-s kmod -B "$INST" -o "$tmp/a.dat" -- true
+fi
 expect_fail "bad event name" "bad event 'sched/\*'" -B "$INST" -e 'sched/*' -o "$tmp/a.dat" -- true
 expect_fail "output dir missing" "cannot create output file $tmp/no/such/dir.dat" \
 	-B "$INST" -e sched -o "$tmp/no/such/dir.dat" -- true

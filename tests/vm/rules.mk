@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Programs that run inside the qemu guest (tests/vm/run puts every build/vm/progs/* in
 # the guest's PATH): the ftring kselftests, load generators and the VM benchmark.
-VM_PROG_SRC := $(wildcard tests/vm/progs/*.c) tests/bench/vm_pingpong.c
+VM_PROG_SRC := $(wildcard tests/vm/progs/*.c) tests/bench/vm_pingpong.c \
+	       tests/bench/vm_load.c
 VM_PROGS    := $(patsubst %.c,$(B)/vm/progs/%,$(notdir $(wildcard $(VM_PROG_SRC))))
 
 userspace: $(VM_PROGS)

@@ -272,14 +272,15 @@ TEST_F(map, meta_page_check)
 	EXPECT_EQ(self->page, m->subbuf_size);
 	EXPECT_EQ(c.subbuf_size, m->subbuf_size);
 	EXPECT_EQ(c.nr_subbufs + 1, m->nr_subbufs);
-	EXPECT_EQ(0, m->flags);
+	EXPECT_EQ(FTRING_META_WRITER, m->flags);
 	EXPECT_EQ(0, m->entries);
 	EXPECT_EQ(0, m->overrun);
 	EXPECT_EQ(0, m->read);
 	EXPECT_EQ(0, m->reader.lost_events);
 	EXPECT_EQ(0, m->reader.read);
 	EXPECT_EQ(0, m->reader.id);
-	EXPECT_EQ(0, m->Reserved1);
+	EXPECT_NE(m->reader.id, m->writer);	/* the writer starts in the ring */
+	EXPECT_GT(m->nr_subbufs, m->writer);
 	EXPECT_EQ(0, m->Reserved2);
 
 	/* Empty buffer: the ioctl succeeds and swaps nothing in. */
@@ -675,10 +676,29 @@ TEST_F(ctl, config_validation)
 	EXPECT_EQ(0, ft_reset(self->ctl));
 }
 
+/* Events written on all CPUs, or -1. */
+static long long total_entries(int ctl)
+{
+	struct ftring_cpu_stats st;
+	struct ftring_status s;
+	long long n = 0;
+	unsigned int cpu;
+
+	if (ft_get_status(ctl, &s))
+		return -1;
+	for (cpu = 0; cpu < s.nr_cpu_ids; cpu++)
+		if (!ft_get_stats(ctl, cpu, &st))
+			n += st.entries;
+	return n;
+}
+
 TEST_F(ctl, events_and_marker)
 {
 	char big[FTRING_MARKER_MAX + 100];
 	void *volatile bad_ptr = (void *)8;
+	long pg = sysconf(_SC_PAGESIZE);
+	long long entries;
+	char *hole;
 	int mfd;
 
 	/* A bit past the schema. */
@@ -696,7 +716,19 @@ TEST_F(ctl, events_and_marker)
 	memset(big, 'b', sizeof(big));
 	EXPECT_EQ(FTRING_MARKER_MAX, ft_marker(mfd, big, sizeof(big)));
 	EXPECT_GE(0, ft_marker(mfd, big, 0));
+	/* Bad or partly unmapped text, short (via the stack) or long (in place): no record. */
+	hole = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	memset(hole, 'h', pg);
+	ASSERT_EQ(0, munmap(hole + pg, pg));
+	entries = total_entries(self->ctl);
 	EXPECT_EQ(-EFAULT, ft_marker(mfd, bad_ptr, 16));
+	EXPECT_EQ(-EFAULT, ft_marker(mfd, bad_ptr, 1000));
+	EXPECT_EQ(-EFAULT, ft_marker(mfd, hole + pg - 9, 16));
+	EXPECT_EQ(-EFAULT, ft_marker(mfd, hole + pg - 500, 1000));
+	EXPECT_EQ(entries, total_entries(self->ctl));
+	EXPECT_EQ(1000, ft_marker(mfd, hole + pg - 1000, 1000));
+	munmap(hole, pg);
 	ASSERT_EQ(0, ft_ioctl(self->ctl, FTRING_IOC_STOP, NULL));
 	close(mfd);
 }

@@ -1,0 +1,151 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest half of tests/bench/vm_recorder (one -smp 1 -icount boot, --with-trace-cmd).
+# Three recorders take the same stream of 64-byte markers (vm_load markers), written
+# by a process outside their process tree:
+#   tc      trace-cmd record --file-version 7 --compression zstd   (trace_marker)
+#   splice  recorderd record -s splice -C zstd                      (trace_marker)
+#   kmod    recorderd record -s kmod -C zstd -e marker              (/dev/ftring/marker)
+# Each recorder runs under `vm_load cpu`, which reports the CPU seconds of its whole
+# process tree (trace-cmd's per-CPU children included, the load excluded).
+#  rec:  COUNT markers unpaced with REC_KB KiB per CPU, and an idle run (no markers:
+#        start-up, metadata and shutdown cost), files in /out/rec/NAME.dat
+#  loss: for each RATE, RATE * MS / 1000 markers at RATE per guest second, written by a
+#        SCHED_FIFO process (the recorder only gets the CPU the load leaves), LOSS_KB
+#        KiB per CPU; files in /out/loss/NAME-RATE.dat
+# The host counts the markers in the files (written - found = lost). Prints only
+# "key value" lines (keys rec_*, loss_*); puts tracefs and the module back as found.
+#   vm_recorder_guest.sh COUNT REC_KB LOSS_KB MS RATE[,RATE...] [RECORDERS]
+N=${1:-400000} RKB=${2:-1024} LKB=${3:-256} MS=${4:-1000} RATES=${5:-1000,2000}
+RECS=${6:-tc,splice,kmod}
+T=/sys/kernel/tracing
+O=${VM_OUT:-/out}
+mkdir -p "$O/rec" "$O/loss" /tmp/vr
+
+saved_on=$(cat $T/tracing_on)
+saved_kb=$(cat $T/buffer_size_kb | sed 's/ .*//')
+have_kmod=0 loaded=0
+if grep -q '^ftring ' /proc/modules; then
+	have_kmod=1
+elif [ -e /vm/ftring.ko ] && insmod /vm/ftring.ko; then
+	have_kmod=1 loaded=1
+fi
+have_tc=0
+command -v trace-cmd >/dev/null && have_tc=1
+echo "rec_count $N"
+echo "rec_kb $RKB"
+echo "loss_kb $LKB"
+echo "loss_ms $MS"
+
+# ready NAME: the recorder NAME is recording (or has died: returns 1)
+ready() {
+	_i=0
+	while [ $_i -lt 600 ]; do
+		kill -0 "$RPID" 2>/dev/null || return 1
+		case $1 in
+		tc|splice) [ "$(cat $T/tracing_on)" = 1 ] && break ;;
+		kmod) ftring_ctl stats 2>/dev/null | grep -q '^recording=1' && break ;;
+		esac
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	# a recorder may turn tracing on before all its per-CPU readers run: let them
+	# start (idle guest time costs no wall time under icount sleep=off)
+	sleep 0.5
+}
+
+# start NAME KB FILE: runs recorder NAME in the background; RPID is vm_load's pid
+start() {
+	rm -f "$3" /tmp/vr/cpu
+	case $1 in
+	tc)
+		vm_load cpu /tmp/vr/cpu trace-cmd record --file-version 7 --compression zstd \
+			-b "$2" -e sched:sched_process_exec -o "$3" >/tmp/vr/log 2>&1 &
+		;;
+	splice)
+		vm_load cpu /tmp/vr/cpu recorderd record -s splice -C zstd -b "$2" \
+			-e sched:sched_process_exec -o "$3" >/tmp/vr/log 2>&1 &
+		;;
+	kmod)
+		vm_load cpu /tmp/vr/cpu recorderd record -s kmod -C zstd -b "$2" -e marker \
+			-o "$3" >/tmp/vr/log 2>&1 &
+		;;
+	esac
+	RPID=$!
+	ready "$1"
+}
+
+# stop PREFIX: SIGINT, wait, print PREFIX_user/_sys/_status
+stop() {
+	kill -INT "$RPID" 2>/dev/null
+	wait "$RPID"
+	if [ -s /tmp/vr/cpu ]; then
+		read -r _ u _ s _ st </tmp/vr/cpu
+	else
+		u=0 s=0 st=255
+	fi
+	echo "${1}_user $u"
+	echo "${1}_sys $s"
+	echo "${1}_status $st"
+}
+
+marker_path() { [ "$1" = kmod ] && echo /dev/ftring/marker || echo $T/trace_marker; }
+
+runnable() {
+	case $1 in
+	tc) [ $have_tc = 1 ] ;;
+	kmod) [ $have_kmod = 1 ] ;;
+	esac
+}
+
+reset_ftrace() {
+	echo 0 >$T/tracing_on
+	echo 0 >$T/events/enable
+	echo >$T/trace
+}
+reset_ftrace
+
+# --- 3. recorder cost: one big stream, and an idle run for the fixed costs -------------
+for r in $(echo "$RECS" | tr , ' '); do
+	runnable $r || continue
+	f=/tmp/vr/$r.dat
+	start $r "$RKB" $f
+	stop "rec_${r}_idle"
+	rm -f $f
+	start $r "$RKB" $f
+	# shellcheck disable=SC2046 # "written N failed F ns T" split into $1..$6
+	set -- $(vm_load markers "$(marker_path $r)" "$N" 0)
+	echo "rec_${r}_written $2"
+	echo "rec_${r}_failed $4"
+	echo "rec_${r}_load_ns $6"
+	stop "rec_$r"
+	cp /tmp/vr/log "$O/rec/$r.log"
+	cp $f "$O/rec/$r.dat" 2>/dev/null
+	echo "rec_${r}_size $(stat -c %s $f 2>/dev/null || echo 0)"
+	rm -f $f
+	reset_ftrace
+done
+
+# --- 4. loss curve: rates swept upward, small fixed buffer ----------------------------
+echo "loss_rates $RATES"
+for r in $(echo "$RECS" | tr , ' '); do
+	runnable $r || continue
+	for rate in $(echo "$RATES" | tr , ' '); do
+		f=/tmp/vr/$r-$rate.dat
+		start $r "$LKB" $f
+		set -- $(vm_load markers "$(marker_path $r)" $((rate * MS / 1000)) "$rate" 64 fifo)
+		echo "loss_${r}_${rate}_written $2"
+		echo "loss_${r}_${rate}_failed $4"
+		echo "loss_${r}_${rate}_load_ns $6"
+		stop "loss_${r}_${rate}"
+		cp $f "$O/loss/$r-$rate.dat" 2>/dev/null
+		cp /tmp/vr/log "$O/loss/$r-$rate.log"
+		rm -f $f
+		reset_ftrace
+	done
+done
+
+[ $loaded = 1 ] && rmmod ftring
+echo "$saved_kb" >$T/buffer_size_kb
+echo "$saved_on" >$T/tracing_on
+exit 0
