@@ -104,8 +104,7 @@ int rb_move_tail(struct rb_cpu *buf, unsigned long tail)
 	barrier();
 	local_set(&buf->tail, RB_TAIL(next, 0));
 	/* the page left behind has no padding: tell a mapping reader we are gone */
-	if (buf->meta)
-		WRITE_ONCE(((struct ftring_meta *)buf->meta)->writer, next);
+	WRITE_ONCE(((struct ftring_meta *)buf->meta)->writer, next);
 	return 0;
 }
 

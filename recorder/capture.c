@@ -276,6 +276,7 @@ static void capture_release(struct capture *c)
 struct capture *capture_start(const struct capture_params *p, int *err)
 {
 	struct capture *c = calloc(1, sizeof(*c));
+	int watermark = p->watermark ? p->watermark : DEF_WATERMARK;
 	const struct source_ops *ops;
 	struct tracing_params tp = {
 		.instance = p->instance,
@@ -285,7 +286,7 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		.buffer_kb = p->buffer_kb,
 		.overwrite = p->overwrite ? 1 : -1,
 		.clock = p->clock,
-		.buffer_percent = p->watermark ? p->watermark : DEF_WATERMARK,
+		.buffer_percent = watermark,
 	};
 	struct source_params sp = {
 		.instance = p->instance,
@@ -294,7 +295,7 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		.events = p->events,
 		.nr_events = p->nr_events,
 		.clock = p->clock,
-		.watermark_pct = p->watermark ? p->watermark : DEF_WATERMARK,
+		.watermark_pct = watermark,
 	};
 	struct v7_params *wp;
 	const char *name;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ftrace_page.h"
+#include "ftring_abi.h"
 #include "mmap_ring.h"
 
 struct mmap_ring {
@@ -231,7 +232,7 @@ static int writer_on_cur(const struct mmap_ring *r)
 {
 	const struct mmap_ring_meta *m = r->meta;
 
-	return (m->flags & MMAP_RING_META_WRITER) &&
+	return (m->flags & FTRING_META_WRITER) &&
 	       __atomic_load_n(&m->writer, __ATOMIC_ACQUIRE) == r->cur.id;
 }
 

@@ -41,13 +41,11 @@ struct mmap_ring_meta {
 	uint64_t	entries;
 	uint64_t	overrun;
 	uint64_t	read;
-	uint64_t	writer;		/* ftring: the writer's sub-buffer (flags bit 0) */
+	uint64_t	writer;		/* ftring: the writer's sub-buffer (FTRING_META_WRITER) */
 	uint64_t	reserved2;
 };
 
 #define MMAP_RING_IOCTL_GET_READER	_IO('R', 0x20)
-/* flags: @writer is kept current (common/ftring_abi.h FTRING_META_WRITER) */
-#define MMAP_RING_META_WRITER		(1ULL << 0)
 
 struct mmap_ring;
 
