@@ -19,7 +19,7 @@ LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 KDIR     ?= $(shell scripts/kdir)
 KVER     ?= $(notdir $(patsubst %/build,%,$(KDIR)))
 
-REC_SRC  := $(wildcard recorder/*.c)
+REC_SRC  := $(wildcard recorder/*.c recorder/*/*.c)
 REC_OBJ  := $(REC_SRC:%.c=$(B)/%.o)
 LIB_OBJ  := $(filter-out $(B)/recorder/main.o,$(REC_OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # The v7 writer benchmark (never a pass/fail test): build/bench/writer_bench.
-BENCH_WRITER_OBJ := $(addprefix $(B)/recorder/,v7_writer.o compress.o meta.o log.o)
+BENCH_WRITER_OBJ := $(LIB_OBJ)
 
 $(B)/bench/writer_bench: $(B)/tests/bench/writer_bench.o $(BENCH_WRITER_OBJ)
 	@mkdir -p $(dir $@)

@@ -32,8 +32,8 @@
 #include <tracefs.h>
 
 #include "ftrace_page.h"
-#include "meta.h"
-#include "v7_writer.h"
+#include "format/meta.h"
+#include "format/v7_writer.h"
 
 #define INSTANCE	"writer_bench"
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

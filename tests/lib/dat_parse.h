@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "meta.h"
+#include "format/meta.h"
 
 #define DP_MAX_SECS	64
 #define DP_MAX_OPTS	512

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "ftrace_page.h"
-#include "meta.h"
+#include "format/meta.h"
 #include "pagegen.h"
 
 void pg_init(struct pagegen *g, unsigned int ps)

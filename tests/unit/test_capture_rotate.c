@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "capture.h"
-#include "log.h"
+#include "capture/capture.h"
+#include "util/log.h"
 #include "../lib/readback.h"
 
 #define NR_MARKERS	60000

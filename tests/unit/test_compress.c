@@ -7,7 +7,7 @@
 #include <zstd.h>
 
 #include "kselftest_harness.h"
-#include "compress.h"
+#include "format/compress.h"
 
 static void fill(unsigned char *p, size_t n, unsigned int seed, int compressible)
 {

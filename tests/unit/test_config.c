@@ -14,12 +14,12 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "daemon/config.h"
 /* The harness compares int literals with unsigned fields. */
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
-#include "log.h"
-#include "rotate.h"
+#include "util/log.h"
+#include "daemon/rotate.h"
 
 static int parse(struct rec_config *c, const char *text, char *err)
 {

@@ -15,9 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ctl.h"
-#include "log.h"
-#include "loop.h"
+#include "daemon/ctl.h"
+#include "util/log.h"
+#include "capture/loop.h"
 /* The harness compares int literals with unsigned fields. */
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"

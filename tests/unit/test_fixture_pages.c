@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "meta.h"
-#include "v7_writer.h"
+#include "format/meta.h"
+#include "format/v7_writer.h"
 #include "../lib/dat_parse.h"
 #include "../lib/readback.h"
 

@@ -13,7 +13,7 @@
 
 #include "fxt.h"
 #include "fxt_validate.h"
-#include "fxt_writer.h"
+#include "format/fxt_writer.h"
 #include "../lib/fxt_decode.h"
 
 TEST(header_words)

@@ -21,8 +21,8 @@
 #include "kselftest_harness.h"
 
 #include "fxt.h"
-#include "fxt_export.h"
-#include "log.h"
+#include "export/fxt_export.h"
+#include "util/log.h"
 #include "../lib/fxt_decode.h"
 
 #define MAX_SW	100000

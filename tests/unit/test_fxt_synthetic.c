@@ -17,11 +17,11 @@
 #include "kselftest_harness.h"
 
 #include "fxt.h"
-#include "fxt_export.h"
+#include "export/fxt_export.h"
 #include "fxt_validate.h"
 #include "ftrace_page.h"
-#include "log.h"
-#include "v7_writer.h"
+#include "util/log.h"
+#include "format/v7_writer.h"
 #include "../lib/fxt_decode.h"
 #include "../lib/pagegen.h"
 

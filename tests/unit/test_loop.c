@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loop.h"
+#include "capture/loop.h"
 /* The harness compares int literals with unsigned fields. */
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "meta.h"
+#include "format/meta.h"
 
 static const char two[] =
 	"name: alpha\nID: 1001\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\nprint fmt: \"a\"\n"

@@ -20,7 +20,7 @@
 
 #include "kselftest_harness.h"
 #include "ftrace_page.h"
-#include "mmap_ring.h"
+#include "source/mmap_ring.h"
 
 #define PS		4096
 #define PAYLOAD		12	/* struct ftp_entry + u32 sequence number */

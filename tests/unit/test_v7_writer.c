@@ -21,8 +21,8 @@
 
 #include "kselftest_harness.h"
 #include "ftrace_page.h"
-#include "meta.h"
-#include "v7_writer.h"
+#include "format/meta.h"
+#include "format/v7_writer.h"
 #include "../lib/dat_parse.h"
 #include "../lib/pagegen.h"
 #include "../lib/readback.h"

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "source.h"
 #include "tracing.h"
 

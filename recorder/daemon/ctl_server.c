@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "ctl.h"
-#include "log.h"
-#include "loop.h"
+#include "util/log.h"
+#include "capture/loop.h"
 
 #define CTL_MAX_CLIENTS	16
 

@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "mmap_ring.h"
 #include "source.h"
 #include "tracing.h"

@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include "capture/capture.h"
 #include "cli.h"
-#include "log.h"
+#include "util/log.h"
 
 #define MAX_FDS		512
 

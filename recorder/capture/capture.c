@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "log.h"
-#include "meta.h"
-#include "tracing.h"
+#include "util/log.h"
+#include "format/meta.h"
+#include "source/tracing.h"
 
 #ifndef RECORDERD_VERSION
 #define RECORDERD_VERSION	"0.1"

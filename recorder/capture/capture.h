@@ -21,8 +21,8 @@
 
 #include <stdint.h>
 
-#include "source.h"
-#include "v7_writer.h"
+#include "source/source.h"
+#include "format/v7_writer.h"
 
 struct capture;
 

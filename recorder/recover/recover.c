@@ -30,7 +30,7 @@
 
 #include "ftrace_page.h"
 #include "recover.h"
-#include "v7_writer.h"
+#include "format/v7_writer.h"
 
 #define MAX_STREAMS	1024
 #define MAX_OPTS	256

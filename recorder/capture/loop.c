@@ -14,7 +14,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "loop.h"
 
 #define LOOP_MAX_EVENTS	32

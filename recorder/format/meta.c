@@ -14,7 +14,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "meta.h"
 
 #define KPTR_RESTRICT	"/proc/sys/kernel/kptr_restrict"

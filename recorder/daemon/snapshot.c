@@ -12,11 +12,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "meta.h"
+#include "util/log.h"
+#include "format/meta.h"
 #include "snapshot.h"
-#include "tracing.h"
-#include "v7_writer.h"
+#include "source/tracing.h"
+#include "format/v7_writer.h"
 
 #define DRAIN_BATCH	256	/* pages per read */
 

@@ -34,15 +34,7 @@
  * with zeros (empty strings) up to T + S so that what follows it is the high slot, and
  * a stale slot still holds a complete, valid OPTIONS + STRINGS pair.
  *
- * v7_finish() writes the last chunks, removes the holes between the regions
- * (collapse, or a copy downwards where the filesystem cannot collapse, e.g. tmpfs),
- * writes CMDLINES + OPTIONS + STRINGS right behind the last CPU's data and truncates:
- * the result is a compact file like trace-cmd's, then flips the header to the new tail.
- * Where the data are copied down, nothing the old tail refers to is overwritten (as
- * long as no CPU's data moves by less than its own size), so a kill at any point of
- * finishing leaves the last synced file or the finished one. With collapse, a kill
- * between the first collapse and the flip leaves a header naming a tail that moved;
- * `recorderd recover` rebuilds it from the chunk streams.
+ * v7_finish() (v7_finish.c) compacts the file once the capture ends.
  *
  * The slot size S is 1 MiB: room for every option a capture adds (v7_add_option()
  * refuses more), so T + S + S is all the file ever holds past the regions.
@@ -63,149 +55,11 @@
 
 #include "ftrace_page.h"
 #include "compress.h"
-#include "log.h"
-#include "v7_writer.h"
-
-#define V7_MAGIC		"\x17\x08\x44tracing"
-#define V7_SEC_HDR_SIZE		16
-/*
- * 32 pages per chunk (trace-cmd uses 10), chosen with tests/bench/writer_bench on
- * 34 MB of real pages (sched, irq, timer, syscalls; zstd -1): the ratio reaches 0.94
- * of the zstd CLI's at 32 pages against 0.89 at 10 and 0.97 at 64, at 870 MB per CPU
- * second against 670 at 10 and 890 at 64; libtracecmd reads all sizes back at the
- * same speed. It costs 128 KiB of buffer per CPU that records.
- */
-#define V7_DEF_CHUNK_PAGES	32
-#define V7_DEF_REGION		(1ULL << 30)
-#define V7_SLOT_SIZE		(1ULL << 20)	/* room for one tail while recording */
-#define V7_SEC_FL_COMPRESS	1
-#define V7_NR_META		(V7_SEC_CMDLINES - V7_SEC_HEADER_INFO + 1)
-
-enum v7_state {
-	V7_ST_CAPTURE,		/* metadata written, accepting pages */
-	V7_ST_FINISHED,		/* v7_finish() done; nothing more accepted */
-};
-
-struct v7_cpu {
-	uint64_t	region;		/* file offset of the region */
-	uint64_t	used;		/* bytes used: compressed 4 + sum(8 + c_i), raw pages */
-	uint32_t	nr_chunks;	/* chunks written */
-	uint32_t	synced_chunks;	/* chunk count stored in the file */
-	char		*chunk;		/* pages waiting for a full chunk */
-	unsigned int	pending;	/* pages in @chunk */
-};
-
-struct v7_opt {
-	uint16_t	id;
-	uint32_t	len;
-	char		*data;
-};
-
-struct v7_buf {
-	char		*p;
-	size_t		len;
-	size_t		cap;
-};
-
-struct v7_writer {
-	int			fd;
-	enum v7_state		state;
-	int			err;		/* sticky write error, -errno */
-	unsigned int		ps;		/* trace page (sub-buffer) size */
-	int			ncpus;
-	bool			compressed;
-	bool			durable;	/* fdatasync around the commit point */
-	unsigned int		chunk_pages;
-	uint64_t		region_bytes;
-	uint64_t		align;		/* A, see the top comment */
-	const struct codec	*codec;
-	struct codec_ctx	*cctx;
-	char			*zbuf;		/* 8-byte chunk header + one frame */
-	size_t			zcap;
-	size_t			chunk_worst;	/* 8 + bound of a full chunk */
-	char			*clock;
-	char			*buffer_name;
-	uint64_t		opt_ptr;	/* the header's options-offset field */
-	uint64_t		sec_off[V7_NR_META];	/* HEADER_INFO..CMDLINES, 0 = none */
-	uint64_t		buf_sec;	/* BUFFER section header */
-	uint64_t		data_base;	/* region 0 */
-	uint64_t		tail_base;	/* T */
-	int			slot;		/* slot the header points at: -1, 0 low, 1 high */
-	uint64_t		low_dirty;	/* end of the bytes ever written in the low slot */
-	struct v7_buf		strs;		/* STRINGS table */
-	struct v7_opt		*opts;
-	int			nr_opts;
-	struct v7_cpu		*cpus;
-	uint64_t		*base;		/* scratch: each CPU's data offset for a tail */
-	uint64_t		raw_bytes;
-	uint64_t		file_bytes;
-	long			fail_after;	/* fault injection: file updates left, -1 = off */
-};
-
-static uint64_t round_up(uint64_t v, uint64_t a)
-{
-	return (v + a - 1) / a * a;
-}
-
-/* Growable byte buffer for section bodies and tails (never on the page path). */
-
-static int buf_reserve(struct v7_buf *b, size_t len)
-{
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		char *p;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p)
-			return -ENOMEM;
-		b->p = p;
-		b->cap = cap;
-	}
-	return 0;
-}
-
-static int buf_put(struct v7_buf *b, const void *data, size_t len)
-{
-	int ret = buf_reserve(b, len);
-
-	if (ret)
-		return ret;
-	if (len)
-		memcpy(b->p + b->len, data, len);
-	b->len += len;
-	return 0;
-}
-
-static int buf_u16(struct v7_buf *b, uint16_t v)
-{
-	return buf_put(b, &v, sizeof(v));
-}
-
-static int buf_u32(struct v7_buf *b, uint32_t v)
-{
-	return buf_put(b, &v, sizeof(v));
-}
-
-static int buf_u64(struct v7_buf *b, uint64_t v)
-{
-	return buf_put(b, &v, sizeof(v));
-}
-
-static int buf_str(struct v7_buf *b, const char *s)
-{
-	return buf_put(b, s, strlen(s) + 1);
-}
-
-static void buf_free(struct v7_buf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
-}
+#include "util/log.h"
+#include "v7_writer_local.h"
 
 /* Fails the writer for good: the file keeps its last synced state. */
-static int v7_fail(struct v7_writer *w, int err, const char *what)
+int v7w_fail(struct v7_writer *w, int err, const char *what)
 {
 	if (!w->err) {
 		w->err = err;
@@ -215,19 +69,19 @@ static int v7_fail(struct v7_writer *w, int err, const char *what)
 }
 
 /* Fault injection for tests: the file updates a kill -9 would not have let happen. */
-static int v7_injected(struct v7_writer *w)
+int v7w_injected(struct v7_writer *w)
 {
 	if (w->fail_after < 0 || w->fail_after-- > 0)
 		return 0;
-	return v7_fail(w, -EIO, "injected failure");
+	return v7w_fail(w, -EIO, "injected failure");
 }
 
-static int v7_truncate(struct v7_writer *w, uint64_t len)
+int v7w_truncate(struct v7_writer *w, uint64_t len)
 {
-	if (v7_injected(w))
+	if (v7w_injected(w))
 		return w->err;
 	if (ftruncate(w->fd, (off_t)len))
-		return v7_fail(w, -errno, "truncate");
+		return v7w_fail(w, -errno, "truncate");
 	return 0;
 }
 
@@ -236,23 +90,23 @@ static int v7_truncate(struct v7_writer *w, uint64_t len)
  * to it: chunks before the tail that lists them, the tail before the header flip.
  * Without it the order only holds for a killed process (the page cache survives).
  */
-static int v7_barrier(struct v7_writer *w)
+int v7w_barrier(struct v7_writer *w)
 {
 	if (!w->durable || w->err)
 		return w->err;
 	if (fdatasync(w->fd))
-		return v7_fail(w, -errno, "fdatasync");
+		return v7w_fail(w, -errno, "fdatasync");
 	return 0;
 }
 
 /* The one sink every byte of the file goes through. */
-static int v7_write(struct v7_writer *w, const void *data, size_t len, uint64_t off)
+int v7w_write(struct v7_writer *w, const void *data, size_t len, uint64_t off)
 {
 	const char *p = data;
 
 	if (w->err)
 		return w->err;
-	if (v7_injected(w))
+	if (v7w_injected(w))
 		return w->err;
 	while (len) {
 		ssize_t r = pwrite(w->fd, p, len, (off_t)off);
@@ -260,10 +114,10 @@ static int v7_write(struct v7_writer *w, const void *data, size_t len, uint64_t 
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			return v7_fail(w, -errno, "write");
+			return v7w_fail(w, -errno, "write");
 		}
 		if (r == 0)
-			return v7_fail(w, -EIO, "write");
+			return v7w_fail(w, -EIO, "write");
 		p += r;
 		len -= (size_t)r;
 		off += (uint64_t)r;
@@ -272,12 +126,12 @@ static int v7_write(struct v7_writer *w, const void *data, size_t len, uint64_t 
 	return 0;
 }
 
-static int v7_patch_u64(struct v7_writer *w, uint64_t off, uint64_t v)
+int v7w_patch_u64(struct v7_writer *w, uint64_t off, uint64_t v)
 {
-	return v7_write(w, &v, sizeof(v), off);
+	return v7w_write(w, &v, sizeof(v), off);
 }
 
-static int v7_check_state(const struct v7_writer *w, enum v7_state want, const char *fn)
+int v7w_check_state(const struct v7_writer *w, enum v7_state want, const char *fn)
 {
 	if (w->err)
 		return w->err;
@@ -288,170 +142,34 @@ static int v7_check_state(const struct v7_writer *w, enum v7_state want, const c
 	return 0;
 }
 
-/* STRINGS: a description's ID is its byte offset in the table (formats.md A.11). */
-static int32_t v7_string_id(struct v7_writer *w, const char *s)
-{
-	size_t off = 0;
-
-	while (off < w->strs.len) {
-		if (!strcmp(w->strs.p + off, s))
-			return (int32_t)off;
-		off += strlen(w->strs.p + off) + 1;
-	}
-	if (buf_str(&w->strs, s))
-		return -1;
-	return (int32_t)off;
-}
-
-/*
- * Appends a section (16-byte header, then the body, compressed as one block when
- * @compress) to @out. @sec_end (0 = none), counted from the start of @out, makes the
- * section's size run up to there: the zeros after an uncompressed body are not in
- * @out, the file already holds them (the low tail slot's STRINGS padding).
- */
-static int v7_put_section(struct v7_writer *w, struct v7_buf *out, uint16_t id,
-			  const char *desc, const void *body, size_t len, bool compress,
-			  uint64_t sec_end)
-{
-	int32_t sid = v7_string_id(w, desc);
-	uint16_t flags = compress ? V7_SEC_FL_COMPRESS : 0;
-	size_t hdr = out->len;
-	uint64_t size;
-	int ret;
-
-	if (sid < 0)
-		return -ENOMEM;
-	ret = buf_u16(out, id);
-	ret = ret ?: buf_u16(out, flags);
-	ret = ret ?: buf_u32(out, (uint32_t)sid);
-	ret = ret ?: buf_u64(out, 0);
-	if (ret)
-		return ret;
-	if (compress) {
-		size_t bound = codec_bound(w->codec, len);
-		ssize_t c;
-
-		if (len > UINT32_MAX)
-			return -EFBIG;
-		ret = buf_reserve(out, 8 + bound);
-		if (ret)
-			return ret;
-		c = codec_compress(w->cctx, body, len, out->p + out->len + 8, bound);
-		if (c < 0)
-			return (int)c;
-		buf_u32(out, (uint32_t)c);
-		buf_u32(out, (uint32_t)len);
-		out->len += (size_t)c;
-	} else {
-		ret = buf_put(out, body, len);
-		if (ret)
-			return ret;
-	}
-	size = out->len - hdr - V7_SEC_HDR_SIZE;
-	if (sec_end)
-		size = sec_end - hdr - V7_SEC_HDR_SIZE;
-	memcpy(out->p + hdr + 8, &size, sizeof(size));
-	return 0;
-}
-
 /* Writes a section at @off; returns its end offset in *@end. */
-static int v7_write_section(struct v7_writer *w, uint64_t off, uint16_t id,
+int v7w_write_section(struct v7_writer *w, uint64_t off, uint16_t id,
 			    const char *desc, const struct v7_buf *body, uint64_t *end)
 {
 	struct v7_buf out = { 0 };
 	int ret;
 
-	ret = v7_put_section(w, &out, id, desc, body->p, body->len, w->compressed, 0);
+	ret = v7_put_section(&out, &w->strs, id, desc, body->p, body->len,
+			     w->compressed ? w->codec : NULL, w->cctx, 0);
 	if (!ret)
-		ret = v7_write(w, out.p, out.len, off);
+		ret = v7w_write(w, out.p, out.len, off);
 	if (!ret)
 		*end = off + out.len;
-	buf_free(&out);
+	v7_buf_free(&out);
 	return ret;
-}
-
-static int v7_put_format(struct v7_buf *b, const struct meta_format *f)
-{
-	int ret = buf_u64(b, f->len);
-
-	return ret ?: buf_put(b, f->text, f->len);
-}
-
-/* Section bodies of formats.md A.6. */
-static int v7_body_headers(struct v7_buf *b, const struct trace_meta *m)
-{
-	int ret;
-
-	ret = buf_put(b, "header_page", 12);
-	ret = ret ?: buf_u64(b, m->header_page_len);
-	ret = ret ?: buf_put(b, m->header_page, m->header_page_len);
-	ret = ret ?: buf_put(b, "header_event", 13);
-	ret = ret ?: buf_u64(b, m->header_event_len);
-	return ret ?: buf_put(b, m->header_event, m->header_event_len);
-}
-
-static int v7_body_ftrace(struct v7_buf *b, const struct trace_meta *m)
-{
-	int i, ret = buf_u32(b, (uint32_t)m->ftrace.nr_events);
-
-	for (i = 0; !ret && i < m->ftrace.nr_events; i++)
-		ret = v7_put_format(b, &m->ftrace.events[i]);
-	return ret;
-}
-
-static int v7_body_formats(struct v7_buf *b, const struct trace_meta *m)
-{
-	int i, j, ret = buf_u32(b, (uint32_t)m->nr_systems);
-
-	for (i = 0; !ret && i < m->nr_systems; i++) {
-		const struct meta_system *s = &m->systems[i];
-
-		ret = buf_str(b, s->name);
-		ret = ret ?: buf_u32(b, (uint32_t)s->nr_events);
-		for (j = 0; !ret && j < s->nr_events; j++)
-			ret = v7_put_format(b, &s->events[j]);
-	}
-	return ret;
-}
-
-static int v7_body_text32(struct v7_buf *b, const char *text, size_t len)
-{
-	int ret;
-
-	if (len > UINT32_MAX)
-		return -EFBIG;
-	ret = buf_u32(b, text ? (uint32_t)len : 0);
-	return ret ?: buf_put(b, text, text ? len : 0);
 }
 
 static int v7_write_meta_section(struct v7_writer *w, uint64_t *off, uint16_t id,
-				 const char *desc, const struct trace_meta *m)
+				 const struct trace_meta *m)
 {
 	struct v7_buf body = { 0 };
-	int ret;
+	int ret = v7_put_meta_body(&body, id, m);
 
-	switch (id) {
-	case V7_SEC_HEADER_INFO:
-		ret = v7_body_headers(&body, m);
-		break;
-	case V7_SEC_FTRACE_EVENTS:
-		ret = v7_body_ftrace(&body, m);
-		break;
-	case V7_SEC_EVENT_FORMATS:
-		ret = v7_body_formats(&body, m);
-		break;
-	case V7_SEC_KALLSYMS:
-		ret = v7_body_text32(&body, m->kallsyms, m->kallsyms_len);
-		break;
-	default:
-		ret = v7_body_text32(&body, m->printk, m->printk_len);
-		break;
-	}
 	if (!ret) {
 		w->sec_off[id - V7_SEC_HEADER_INFO] = *off;
-		ret = v7_write_section(w, *off, id, desc, &body, off);
+		ret = v7w_write_section(w, *off, id, v7_section_desc(id), &body, off);
 	}
-	buf_free(&body);
+	v7_buf_free(&body);
 	return ret;
 }
 
@@ -459,72 +177,42 @@ static int v7_write_meta_section(struct v7_writer *w, uint64_t *off, uint16_t id
 static int v7_write_initial(struct v7_writer *w, uint64_t *off)
 {
 	struct v7_buf b = { 0 };
-	uint16_t one = 1;
-	uint8_t endian = *(uint8_t *)&one ? 0 : 1;
-	uint8_t lsize = sizeof(long);
-	int ret;
+	int ret = v7_put_initial_header(&b, w->ps, w->codec, &w->opt_ptr);
 
-	ret = buf_put(&b, V7_MAGIC, 10);
-	ret = ret ?: buf_put(&b, "7", 2);
-	ret = ret ?: buf_put(&b, &endian, 1);
-	ret = ret ?: buf_put(&b, &lsize, 1);
-	ret = ret ?: buf_u32(&b, w->ps);
-	ret = ret ?: buf_str(&b, codec_name(w->codec));
-	ret = ret ?: buf_str(&b, codec_version(w->codec));
-	if (!ret) {
-		w->opt_ptr = b.len;
-		ret = buf_u64(&b, 0);
-	}
 	if (!ret)
-		ret = v7_write(w, b.p, b.len, 0);
+		ret = v7w_write(w, b.p, b.len, 0);
 	if (!ret)
 		*off = b.len;
-	buf_free(&b);
+	v7_buf_free(&b);
 	return ret;
 }
 
 /* Bytes of a CPU's data the reader is told about (A.9, A.10). */
-static uint64_t v7_cpu_size(const struct v7_writer *w, const struct v7_cpu *c)
+uint64_t v7w_cpu_size(const struct v7_writer *w, const struct v7_cpu *c)
 {
 	if (!w->compressed)
 		return c->used;
 	return c->nr_chunks ? c->used - 4 : 0;
 }
 
-static int v7_put_option(struct v7_buf *b, uint16_t id, const void *data, uint32_t len)
-{
-	int ret = buf_u16(b, id);
-
-	ret = ret ?: buf_u32(b, len);
-	return ret ?: buf_put(b, data, len);
-}
-
 /* BUFFER option, formats.md A.10; @base[cpu] = where each CPU's data start. */
-static int v7_put_buffer_option(struct v7_writer *w, struct v7_buf *b, const uint64_t *base)
+static int v7_put_buffer(struct v7_writer *w, struct v7_buf *b, const uint64_t *base)
 {
-	struct v7_buf d = { 0 };
 	uint32_t k = 0;
-	int i, ret;
+	int i;
 
-	for (i = 0; i < w->ncpus; i++)
-		k += v7_cpu_size(w, &w->cpus[i]) != 0;
-	ret = buf_u64(&d, w->buf_sec);
-	ret = ret ?: buf_str(&d, w->buffer_name);
-	ret = ret ?: buf_str(&d, w->clock);
-	ret = ret ?: buf_u32(&d, w->ps);
-	ret = ret ?: buf_u32(&d, k);
-	for (i = 0; !ret && i < w->ncpus; i++) {
-		uint64_t size = v7_cpu_size(w, &w->cpus[i]);
+	for (i = 0; i < w->ncpus; i++) {
+		uint64_t size = v7w_cpu_size(w, &w->cpus[i]);
 
 		if (!size)
 			continue;
-		ret = buf_u32(&d, (uint32_t)i);
-		ret = ret ?: buf_u64(&d, base[i]);
-		ret = ret ?: buf_u64(&d, size);
+		w->ext[k].cpu = (uint32_t)i;
+		w->ext[k].off = base[i];
+		w->ext[k].size = size;
+		k++;
 	}
-	ret = ret ?: v7_put_option(b, V7_OPT_BUFFER, d.p, (uint32_t)d.len);
-	buf_free(&d);
-	return ret;
+	return v7_put_buffer_option(b, w->buf_sec, w->buffer_name, w->clock, w->ps, w->ext,
+				    k);
 }
 
 /*
@@ -549,7 +237,7 @@ static int v7_put_options(struct v7_writer *w, struct v7_buf *b, const uint64_t 
 	if (!ret && w->sec_off[V7_NR_META - 1])
 		ret = v7_put_option(b, V7_SEC_CMDLINES, &w->sec_off[V7_NR_META - 1], 8);
 	ret = ret ?: v7_put_option(b, V7_OPT_CPUCOUNT, &ncpus, 4);
-	ret = ret ?: v7_put_buffer_option(w, b, base);
+	ret = ret ?: v7_put_buffer(w, b, base);
 	if (!ret) {
 		uint64_t next = 0;
 
@@ -563,7 +251,7 @@ static int v7_put_options(struct v7_writer *w, struct v7_buf *b, const uint64_t 
  * STRINGS up to that offset; @compress_strings at finish only (padding must stay
  * readable as empty strings).
  */
-static int v7_build_tail(struct v7_writer *w, struct v7_buf *out, uint64_t off,
+int v7w_build_tail(struct v7_writer *w, struct v7_buf *out, uint64_t off,
 			 const uint64_t *base, char *const *cpustat, uint64_t sec_end,
 			 bool compress_strings)
 {
@@ -571,15 +259,15 @@ static int v7_build_tail(struct v7_writer *w, struct v7_buf *out, uint64_t off,
 	int ret;
 
 	/* Both descriptions must be in the table before it is written. */
-	if (v7_string_id(w, "options") < 0 || v7_string_id(w, "strings") < 0)
+	if (v7_string_id(&w->strs, "options") < 0 || v7_string_id(&w->strs, "strings") < 0)
 		return -ENOMEM;
 	ret = v7_put_options(w, &opts, base, cpustat);
-	ret = ret ?: v7_put_section(w, out, V7_OPT_DONE, "options", opts.p, opts.len,
-				    false, 0);
-	ret = ret ?: v7_put_section(w, out, V7_SEC_STRINGS, "strings", w->strs.p,
-				    w->strs.len, compress_strings,
+	ret = ret ?: v7_put_section(out, &w->strs, V7_OPT_DONE, "options", opts.p, opts.len,
+				    NULL, NULL, 0);
+	ret = ret ?: v7_put_section(out, &w->strs, V7_SEC_STRINGS, "strings", w->strs.p,
+				    w->strs.len, compress_strings ? w->codec : NULL, w->cctx,
 				    sec_end ? sec_end - off : 0);
-	buf_free(&opts);
+	v7_buf_free(&opts);
 	return ret;
 }
 
@@ -594,13 +282,13 @@ static int v7_write_chunk(struct v7_writer *w, struct v7_cpu *c, const void *pag
 
 	clen = codec_compress(w->cctx, pages, u, w->zbuf + 8, w->zcap - 8);
 	if (clen < 0)
-		return v7_fail(w, (int)clen, "compress");
+		return v7w_fail(w, (int)clen, "compress");
 	c32 = (uint32_t)clen;
 	memcpy(w->zbuf, &c32, 4);
 	memcpy(w->zbuf + 4, &u, 4);
 	if (c->used + 8 + c32 > w->region_bytes)	/* admission control prevents it */
-		return v7_fail(w, -EOVERFLOW, "region overflow");
-	ret = v7_write(w, w->zbuf, 8 + c32, c->region + c->used);
+		return v7w_fail(w, -EOVERFLOW, "region overflow");
+	ret = v7w_write(w, w->zbuf, 8 + c32, c->region + c->used);
 	if (ret)
 		return ret;
 	c->used += 8 + c32;
@@ -621,7 +309,7 @@ static int v7_flush_cpu(struct v7_writer *w, struct v7_cpu *c)
 }
 
 /* Writes partial chunks and raises the stored chunk counts (after their data). */
-static int v7_flush_all(struct v7_writer *w)
+int v7w_flush_all(struct v7_writer *w)
 {
 	int i, ret;
 
@@ -635,7 +323,7 @@ static int v7_flush_all(struct v7_writer *w)
 			return ret;
 		if (c->nr_chunks == c->synced_chunks)
 			continue;
-		ret = v7_write(w, &c->nr_chunks, 4, c->region);
+		ret = v7w_write(w, &c->nr_chunks, 4, c->region);
 		if (ret)
 			return ret;
 		c->synced_chunks = c->nr_chunks;
@@ -651,7 +339,7 @@ static int v7_zero(struct v7_writer *w, uint64_t from, uint64_t to)
 
 	if (to <= from)
 		return 0;
-	if (v7_injected(w))
+	if (v7w_injected(w))
 		return w->err;
 	if (!fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
 		       (off_t)(to - from)))
@@ -659,7 +347,7 @@ static int v7_zero(struct v7_writer *w, uint64_t from, uint64_t to)
 	while (!ret && from < to) {
 		size_t n = to - from < sizeof(zeros) ? to - from : sizeof(zeros);
 
-		ret = v7_write(w, zeros, n, from);
+		ret = v7w_write(w, zeros, n, from);
 		from += n;
 	}
 	return ret;
@@ -676,7 +364,7 @@ static int v7_write_tail(struct v7_writer *w)
 
 	for (i = 0; i < w->ncpus; i++)
 		base[i] = w->cpus[i].region;
-	ret = v7_build_tail(w, &out, off, base, NULL, target ? 0 : slot_end, false);
+	ret = v7w_build_tail(w, &out, off, base, NULL, target ? 0 : slot_end, false);
 	if (ret)
 		goto out;
 	if (out.len > V7_SLOT_SIZE) {
@@ -691,19 +379,19 @@ static int v7_write_tail(struct v7_writer *w)
 			goto out;
 		w->low_dirty = off + out.len;
 	}
-	ret = v7_write(w, out.p, out.len, off);
-	ret = ret ?: v7_barrier(w);
+	ret = v7w_write(w, out.p, out.len, off);
+	ret = ret ?: v7w_barrier(w);
 	/* The commit point: the header now names the new tail. */
-	ret = ret ?: v7_patch_u64(w, w->opt_ptr, off);
-	ret = ret ?: v7_barrier(w);
+	ret = ret ?: v7w_patch_u64(w, w->opt_ptr, off);
+	ret = ret ?: v7w_barrier(w);
 	if (ret)
 		goto out;
 	w->slot = target;
-	ret = v7_patch_u64(w, w->buf_sec + 8, off - w->buf_sec - V7_SEC_HDR_SIZE);
+	ret = v7w_patch_u64(w, w->buf_sec + 8, off - w->buf_sec - V7_SEC_HDR_SIZE);
 	if (!ret && !target)
-		ret = v7_truncate(w, slot_end);
+		ret = v7w_truncate(w, slot_end);
 out:
-	buf_free(&out);
+	v7_buf_free(&out);
 	return ret;
 }
 
@@ -718,10 +406,10 @@ out:
  */
 int v7_sync(struct v7_writer *w)
 {
-	int ret = v7_check_state(w, V7_ST_CAPTURE, __func__);
+	int ret = v7w_check_state(w, V7_ST_CAPTURE, __func__);
 
-	ret = ret ?: v7_flush_all(w);
-	ret = ret ?: v7_barrier(w);
+	ret = ret ?: v7w_flush_all(w);
+	ret = ret ?: v7w_barrier(w);
 	return ret ?: v7_write_tail(w);
 }
 
@@ -748,7 +436,7 @@ static bool v7_pages_valid(const struct v7_writer *w, const char *pages, size_t 
 
 static int v7_check_cpu(const struct v7_writer *w, int cpu, const char *fn)
 {
-	int ret = v7_check_state(w, V7_ST_CAPTURE, fn);
+	int ret = v7w_check_state(w, V7_ST_CAPTURE, fn);
 
 	if (ret)
 		return ret;
@@ -787,7 +475,7 @@ int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n)
 	if (!w->compressed) {
 		if (n > (w->region_bytes - c->used) / w->ps)
 			return -ENOSPC;
-		ret = v7_write(w, pages, n * w->ps, c->region + c->used);
+		ret = v7w_write(w, pages, n * w->ps, c->region + c->used);
 		if (ret)
 			return ret;
 		c->used += n * w->ps;
@@ -894,7 +582,7 @@ int v7_commit_pages(struct v7_writer *w, int cpu, size_t n)
 int v7_add_option(struct v7_writer *w, uint16_t id, const void *data, uint32_t len)
 {
 	struct v7_opt *o;
-	int ret = v7_check_state(w, V7_ST_CAPTURE, __func__);
+	int ret = v7w_check_state(w, V7_ST_CAPTURE, __func__);
 
 	if (ret)
 		return ret;
@@ -925,9 +613,10 @@ static int v7_alloc(struct v7_writer *w, const struct v7_params *p)
 
 	w->cpus = calloc((size_t)w->ncpus, sizeof(*w->cpus));
 	w->base = calloc((size_t)w->ncpus, sizeof(*w->base));
+	w->ext = calloc((size_t)w->ncpus, sizeof(*w->ext));
 	w->clock = strdup(p->clock ? p->clock : "local");
 	w->buffer_name = strdup(p->buffer_name ? p->buffer_name : "");
-	if (!w->cpus || !w->base || !w->clock || !w->buffer_name)
+	if (!w->cpus || !w->base || !w->ext || !w->clock || !w->buffer_name)
 		return -ENOMEM;
 	w->cctx = codec_ctx_new(w->codec, p->zstd_level);
 	if (!w->cctx)
@@ -982,10 +671,10 @@ static int v7_layout(struct v7_writer *w, const struct v7_params *p, uint64_t of
 	w->align = blk > w->ps ? blk : w->ps;
 	if (w->align % w->ps || w->align % blk)
 		w->align = w->ps * blk;		/* both are powers of two in practice */
-	w->region_bytes = round_up(p->region_bytes ? p->region_bytes : V7_DEF_REGION,
+	w->region_bytes = v7w_round_up(p->region_bytes ? p->region_bytes : V7_DEF_REGION,
 				   w->align);
 	w->buf_sec = off;
-	w->data_base = round_up(off + V7_SEC_HDR_SIZE, w->align);
+	w->data_base = v7w_round_up(off + V7_SEC_HDR_SIZE, w->align);
 	for (i = 0; i < w->ncpus; i++) {
 		w->cpus[i].region = w->data_base + (uint64_t)i * w->region_bytes;
 		/* Compressed, the region starts with the u32 chunk count. */
@@ -1005,7 +694,7 @@ static int v7_write_buffer_header(struct v7_writer *w)
 	int ret;
 
 	snprintf(desc, sizeof(desc), "buffer flyrecord %s", w->buffer_name);
-	ret = v7_put_section(w, &b, V7_OPT_BUFFER, desc, NULL, 0, false, 0);
+	ret = v7_put_section(&b, &w->strs, V7_OPT_BUFFER, desc, NULL, 0, NULL, NULL, 0);
 	if (!ret && w->compressed) {
 		uint16_t fl = V7_SEC_FL_COMPRESS;
 
@@ -1015,9 +704,9 @@ static int v7_write_buffer_header(struct v7_writer *w)
 		uint64_t size = w->tail_base - w->buf_sec - V7_SEC_HDR_SIZE;
 
 		memcpy(b.p + 8, &size, 8);
-		ret = v7_write(w, b.p, b.len, w->buf_sec);
+		ret = v7w_write(w, b.p, b.len, w->buf_sec);
 	}
-	buf_free(&b);
+	v7_buf_free(&b);
 	return ret;
 }
 
@@ -1033,9 +722,6 @@ static int v7_write_buffer_header(struct v7_writer *w)
  */
 struct v7_writer *v7_create(const struct v7_params *p, const struct trace_meta *meta)
 {
-	static const char *const desc[] = {
-		"headers", "ftrace events", "events format", "kallsyms", "printk",
-	};
 	struct v7_writer *w;
 	uint64_t off = 0;
 	int i, ret;
@@ -1060,7 +746,7 @@ struct v7_writer *v7_create(const struct v7_params *p, const struct trace_meta *
 	ret = v7_alloc(w, p);
 	ret = ret ?: v7_write_initial(w, &off);
 	for (i = 0; !ret && i < 5; i++)
-		ret = v7_write_meta_section(w, &off, V7_SEC_HEADER_INFO + i, desc[i], meta);
+		ret = v7_write_meta_section(w, &off, V7_SEC_HEADER_INFO + i, meta);
 	ret = ret ?: v7_layout(w, p, off);
 	ret = ret ?: v7_write_buffer_header(w);
 	ret = ret ?: v7_write_tail(w);
@@ -1072,153 +758,6 @@ struct v7_writer *v7_create(const struct v7_params *p, const struct trace_meta *
 		return NULL;
 	}
 	return w;
-}
-
-/* Moves @len bytes from @from down to @to (@to < @from; the ranges may overlap). */
-static int v7_move_down(struct v7_writer *w, uint64_t to, uint64_t from, uint64_t len)
-{
-	size_t bsz = 1 << 20;
-	char *b = malloc(bsz);
-	int ret = 0;
-
-	if (!b)
-		return -ENOMEM;
-	while (!ret && len) {
-		size_t n = len < bsz ? (size_t)len : bsz;
-		ssize_t r = pread(w->fd, b, n, (off_t)from);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			ret = v7_fail(w, r < 0 ? -errno : -EIO, "read back");
-			break;
-		}
-		ret = v7_write(w, b, (size_t)r, to);
-		to += (uint64_t)r;
-		from += (uint64_t)r;
-		len -= (uint64_t)r;
-	}
-	free(b);
-	return ret;
-}
-
-/*
- * Removes the holes between the regions; fills @base with each CPU's final data
- * offset and returns the end of the last CPU's data in *@end.
- */
-static int v7_compact(struct v7_writer *w, uint64_t *base, uint64_t *end)
-{
-	uint64_t pos = w->data_base;
-	bool collapse = true;
-	int i, last = -1, ret = 0;
-
-	for (i = 0; i < w->ncpus; i++) {
-		uint64_t size = v7_cpu_size(w, &w->cpus[i]);
-
-		base[i] = 0;
-		if (!size)
-			continue;
-		base[i] = pos;
-		*end = pos + w->cpus[i].used;
-		pos = round_up(*end, w->align);
-		last = i;
-	}
-	if (last < 0) {
-		*end = w->buf_sec + V7_SEC_HDR_SIZE;
-		return 0;
-	}
-	/* Collapse the highest hole first: the lower regions keep their offsets. */
-	for (i = last; i >= 0; i--) {
-		struct v7_cpu *c = &w->cpus[i];
-		uint64_t start = w->data_base;
-		int j;
-
-		if (!v7_cpu_size(w, c))
-			continue;
-		for (j = i - 1; j >= 0; j--)
-			if (v7_cpu_size(w, &w->cpus[j])) {
-				start = w->cpus[j].region + round_up(w->cpus[j].used, w->align);
-				break;
-			}
-		if (start == c->region)
-			continue;
-		if (!fallocate(w->fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)start,
-			       (off_t)(c->region - start)))
-			continue;
-		if (i != last || (errno != EOPNOTSUPP && errno != EINVAL))
-			return v7_fail(w, -errno, "collapse range");
-		collapse = false;
-		break;
-	}
-	if (collapse)
-		return 0;
-	/* No collapse here (tmpfs, ...): copy each CPU's data down, lowest first. */
-	for (i = 0; !ret && i <= last; i++) {
-		if (!base[i] || base[i] == w->cpus[i].region)
-			continue;
-		ret = v7_move_down(w, base[i], w->cpus[i].region, w->cpus[i].used);
-	}
-	return ret;
-}
-
-static int v7_write_cmdlines(struct v7_writer *w, uint64_t off, const char *text,
-			     size_t len, uint64_t *end)
-{
-	struct v7_buf body = { 0 };
-	int ret;
-
-	if (!text)
-		len = 0;
-	ret = buf_u64(&body, len);
-	ret = ret ?: buf_put(&body, text, len);
-	if (!ret) {
-		w->sec_off[V7_NR_META - 1] = off;
-		ret = v7_write_section(w, off, V7_SEC_CMDLINES, "command lines", &body, end);
-	}
-	buf_free(&body);
-	return ret;
-}
-
-/**
- * v7_finish() - complete the file
- * @w: writer
- * @cmdlines: saved_cmdlines text or NULL
- * @cmdlines_len: its length
- * @cpustat: per-CPU "stats" texts (NULL, or entries that may be NULL)
- *
- * Writes the pending chunks, removes the holes between the CPU regions and writes
- * CMDLINES, OPTIONS and STRINGS behind the data. Not atomic (see the top comment).
- *
- * Return: 0 or -errno; on a write error before the compaction the file keeps its
- * last synced state.
- */
-int v7_finish(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
-	      char *const *cpustat)
-{
-	uint64_t *base = w->base, end, opt_off;
-	struct v7_buf tail = { 0 };
-	int ret = v7_check_state(w, V7_ST_CAPTURE, __func__);
-
-	ret = ret ?: v7_flush_all(w);
-	ret = ret ?: v7_compact(w, base, &end);
-	if (ret)
-		return ret;
-	w->state = V7_ST_FINISHED;
-	ret = v7_write_cmdlines(w, end, cmdlines, cmdlines_len, &opt_off);
-	ret = ret ?: v7_build_tail(w, &tail, opt_off, base, cpustat, 0, w->compressed);
-	ret = ret ?: v7_write(w, tail.p, tail.len, opt_off);
-	ret = ret ?: v7_barrier(w);
-	/*
-	 * Flip first: until the cut below the old BUFFER size still spans the new
-	 * sections, so both the reader and the section walk stay sane. After the cut
-	 * and before the size is patched only the walk (dump) misses STRINGS.
-	 */
-	ret = ret ?: v7_patch_u64(w, w->opt_ptr, opt_off);
-	ret = ret ?: v7_truncate(w, opt_off + tail.len);
-	ret = ret ?: v7_patch_u64(w, w->buf_sec + 8, end - w->buf_sec - V7_SEC_HDR_SIZE);
-	ret = ret ?: v7_barrier(w);
-	buf_free(&tail);
-	return ret;
 }
 
 /**
@@ -1276,9 +815,10 @@ void v7_free(struct v7_writer *w)
 	free(w->opts);
 	free(w->cpus);
 	free(w->base);
+	free(w->ext);
 	free(w->zbuf);
 	codec_ctx_free(w->cctx);
-	buf_free(&w->strs);
+	v7_buf_free(&w->strs);
 	free(w->clock);
 	free(w->buffer_name);
 	free(w);

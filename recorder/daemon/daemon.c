@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "log.h"
+#include "util/log.h"
 
 int daemon_under_systemd(void)
 {

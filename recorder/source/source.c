@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "source.h"
 
 /* The module's source lives in its own file; a build without it still links. */

@@ -35,8 +35,8 @@
 #include "fxt.h"
 #include "fxt_validate.h"
 #include "fxt_export.h"
-#include "fxt_writer.h"
-#include "log.h"
+#include "format/fxt_writer.h"
+#include "util/log.h"
 #include "syscall_names.h"
 
 /*

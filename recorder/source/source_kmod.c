@@ -20,8 +20,8 @@
 
 #include "ftring_abi.h"
 #include "ftring_events.h"
-#include "log.h"
-#include "meta.h"
+#include "util/log.h"
+#include "format/meta.h"
 #include "mmap_ring.h"
 #include "source.h"
 

@@ -36,11 +36,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include "capture/capture.h"
 #include "ctl.h"
 #include "daemon.h"
-#include "log.h"
-#include "loop.h"
+#include "util/log.h"
+#include "capture/loop.h"
 #include "rotate.h"
 #include "snapshot.h"
 

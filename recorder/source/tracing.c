@@ -13,7 +13,7 @@
 
 #include <tracefs.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "tracing.h"
 
 struct saved_event {

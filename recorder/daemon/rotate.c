@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "rotate.h"
 
 int rotate_mkdir_p(const char *dir)

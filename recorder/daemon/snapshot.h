@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "source.h"
+#include "source/source.h"
 
 struct flight;
 

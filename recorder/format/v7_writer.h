@@ -13,7 +13,8 @@
  * right behind the data and removes the gaps between regions
  * (FALLOC_FL_COLLAPSE_RANGE, or a copy where the filesystem cannot); it is the one
  * step a kill can leave half done (recorderd recover repairs that).
- * The layout and the sync protocol are described at the top of v7_writer.c.
+ * The layout and the sync protocol are described at the top of v7_writer.c, finishing
+ * at the top of v7_finish.c; the byte layouts are encoded by v7_encode.c.
  *
  * Functions return 0 or -errno (and set errno); they never exit. A write error
  * (ENOSPC, EIO) leaves the file valid up to the last synced chunk; the writer then
@@ -26,7 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "meta.h"
+#include "v7_encode.h"
 
 struct v7_writer;
 
@@ -92,31 +93,5 @@ void v7_free(struct v7_writer *w);
 
 /* Tests only: let @n more file updates happen, then fail as a kill -9 would (-1 = off). */
 void v7_fail_after(struct v7_writer *w, long n);
-
-/* Option IDs (trace-cmd-private.h, 3.1.6). */
-enum {
-	V7_OPT_DONE		= 0,
-	V7_OPT_DATE		= 1,
-	V7_OPT_CPUSTAT		= 2,
-	V7_OPT_BUFFER		= 3,
-	V7_OPT_TRACECLOCK	= 4,
-	V7_OPT_UNAME		= 5,
-	V7_OPT_HOOK		= 6,
-	V7_OPT_OFFSET		= 7,
-	V7_OPT_CPUCOUNT		= 8,
-	V7_OPT_VERSION		= 9,
-	V7_OPT_PROCMAPS		= 10,
-	V7_OPT_TRACEID		= 11,
-	V7_OPT_TIME_SHIFT	= 12,
-	V7_OPT_GUEST		= 13,
-	V7_OPT_TSC2NSEC		= 14,
-	V7_SEC_STRINGS		= 15,
-	V7_SEC_HEADER_INFO	= 16,
-	V7_SEC_FTRACE_EVENTS	= 17,
-	V7_SEC_EVENT_FORMATS	= 18,
-	V7_SEC_KALLSYMS		= 19,
-	V7_SEC_PRINTK		= 20,
-	V7_SEC_CMDLINES		= 21,
-};
 
 #endif /* REC_V7_WRITER_H */

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "fxt_export.h"
-#include "log.h"
+#include "export/fxt_export.h"
+#include "util/log.h"
 
 static void usage(FILE *f)
 {

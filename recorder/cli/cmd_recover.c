@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "recover.h"
+#include "recover/recover.h"
 
 int cmd_recover(int argc, char **argv)
 {

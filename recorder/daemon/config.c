@@ -18,7 +18,7 @@
 
 #include "config.h"
 #include "ctl_proto.h"
-#include "log.h"
+#include "util/log.h"
 
 #define CONFIG_MAX_FILE		(1 << 20)
 

@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "config.h"
-#include "ctl.h"
-#include "daemon.h"
-#include "log.h"
+#include "daemon/config.h"
+#include "daemon/ctl.h"
+#include "daemon/daemon.h"
+#include "util/log.h"
 
 #define EXIT_NOT_RUNNING	3
 #define MAX_OVERRIDES		256

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "v7_writer.h"
+#include "format/v7_writer.h"
 
 #define CONFIG_PATH		"/etc/recorderd.conf"
 #define CONFIG_MAX_EVENTS	128
