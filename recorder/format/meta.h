@@ -2,7 +2,8 @@
 /*
  * Everything a trace.dat needs besides the pages: header_page/header_event, event
  * format files, kallsyms, printk formats, trace_clock. Collected from tracefs with
- * libtracefs; the ftring module's formats are added as systems of their own.
+ * libtracefs (source/meta_collect.c); the ftring module's formats are added as
+ * systems of their own (meta_add_system_text).
  */
 #ifndef REC_META_H
 #define REC_META_H
@@ -40,9 +41,16 @@ struct trace_meta {
 
 /*
  * Reads the metadata of the running kernel's tracefs (@instance NULL = top).
- * Returns 0 or -errno with a message logged.
+ * Returns 0 or -errno with a message logged. (source/meta_collect.c)
  */
 int meta_collect(struct trace_meta *m, const char *instance);
+
+/* The page size events/header_page @text describes, or 0 when it cannot be parsed. */
+unsigned int meta_page_size(const char *text, size_t len);
+
+/* Adds a copy of format @text (@len bytes) as event @name of @s. 0 or -ENOMEM. */
+int meta_system_add(struct meta_system *s, const char *name, const char *text, size_t len);
+void meta_system_free(struct meta_system *s);
 
 /* Adds (or replaces) system @sys with the formats in @text ("format" files, each
  * starting with "name: "), as the ftring module exports them. */

@@ -30,7 +30,8 @@
 
 #include "ftrace_page.h"
 #include "recover.h"
-#include "format/v7_writer.h"
+#include "format/v7_encode.h"
+#include "util/fileio.h"
 
 #define MAX_STREAMS	1024
 #define MAX_OPTS	256
@@ -75,46 +76,16 @@ struct rfile {
 	ZSTD_DCtx	*dctx;
 };
 
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
 
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, off + done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -ENODATA;
-		done += n;
-	}
-	return 0;
-}
-
-static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, off + done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += n;
-	}
-	return 0;
-}
 
 static int read_u32(struct rfile *f, uint64_t off, uint32_t *v)
 {
-	return pread_all(f->fd, v, 4, off);
+	return fio_pread_all(f->fd, v, 4, off);
 }
 
 static int read_u64(struct rfile *f, uint64_t off, uint64_t *v)
 {
-	return pread_all(f->fd, v, 8, off);
+	return fio_pread_all(f->fd, v, 8, off);
 }
 
 /* Initial header, formats.md A.2. */
@@ -124,7 +95,7 @@ static int parse_header(struct rfile *f)
 	size_t n1, n2;
 
 	if (f->fsize < 32 ||
-	    pread_all(f->fd, h, f->fsize < sizeof(h) ? f->fsize : sizeof(h), 0)) {
+	    fio_pread_all(f->fd, h, f->fsize < sizeof(h) ? f->fsize : sizeof(h), 0)) {
 		fprintf(stderr, "recover: %s: %llu bytes, no complete header: nothing to save\n",
 			f->path, (unsigned long long)f->fsize);
 		return -ENODATA;
@@ -164,7 +135,7 @@ static int walk_metadata(struct rfile *f)
 	uint64_t size;
 
 	for (int i = 0; i < 64 && off + 16 <= f->fsize; i++) {
-		if (pread_all(f->fd, &id, 2, off) || pread_all(f->fd, &flags, 2, off + 2) ||
+		if (fio_pread_all(f->fd, &id, 2, off) || fio_pread_all(f->fd, &flags, 2, off + 2) ||
 		    read_u64(f, off + 8, &size))
 			return -EIO;
 		if (id == V7_OPT_BUFFER) {
@@ -209,7 +180,7 @@ static uint64_t check_chunk(struct rfile *f, uint64_t off, uint64_t limit)
 	if (!c || !u || u % f->page || u > MAX_CHUNK || c > ZSTD_compressBound(u) ||
 	    off + 8 + c > limit)
 		return 0;
-	if (pread_all(f->fd, f->cbuf, c, off + 8))
+	if (fio_pread_all(f->fd, f->cbuf, c, off + 8))
 		return 0;
 	got = ZSTD_decompressDCtx(f->dctx, f->ubuf, MAX_CHUNK, f->cbuf, c);
 	if (ZSTD_isError(got) || got != u || !page_plausible(f, f->ubuf))
@@ -228,7 +199,7 @@ static void walk_stream(struct rfile *f, struct stream *s)
 		s->limit = f->fsize;
 	if (!f->buffer_zstd) {
 		for (pos = s->off; pos + f->page <= s->limit; pos += f->page) {
-			if (pread_all(f->fd, f->ubuf, f->page, pos) || !page_plausible(f, f->ubuf))
+			if (fio_pread_all(f->fd, f->ubuf, f->page, pos) || !page_plausible(f, f->ubuf))
 				break;
 			s->size += f->page;
 		}
@@ -254,12 +225,12 @@ static int parse_options(struct rfile *f, uint64_t off, int depth)
 
 	if (depth > 16 || !off || off + 16 > f->fsize)
 		return -EINVAL;
-	if (pread_all(f->fd, &id, 2, off) || pread_all(f->fd, &flags, 2, off + 2) ||
+	if (fio_pread_all(f->fd, &id, 2, off) || fio_pread_all(f->fd, &flags, 2, off + 2) ||
 	    read_u64(f, off + 8, &size) || id != 0 || flags || size > f->fsize - off - 16 ||
 	    size > (16U << 20))
 		return -EINVAL;
 	body = malloc(size);
-	if (!body || pread_all(f->fd, body, size, off + 16)) {
+	if (!body || fio_pread_all(f->fd, body, size, off + 16)) {
 		free(body);
 		return -EIO;
 	}
@@ -380,90 +351,60 @@ static void scan_streams(struct rfile *f)
 		f->s[i].cpu = region ? (uint32_t)((f->s[i].off - base) / region) : (uint32_t)i;
 }
 
-static int buf_add(uint8_t **b, size_t *len, size_t *cap, const void *d, size_t n)
-{
-	if (*len + n > *cap) {
-		size_t nc = (*cap + n) * 2;
-		uint8_t *nb = realloc(*b, nc);
 
-		if (!nb)
-			return -ENOMEM;
-		*b = nb;
-		*cap = nc;
-	}
-	memcpy(*b + *len, d, n);
-	*len += n;
-	return 0;
-}
-
-static int add_opt(uint8_t **b, size_t *len, size_t *cap, uint16_t id, const void *d,
-		   uint32_t n)
-{
-	return buf_add(b, len, cap, &id, 2) || buf_add(b, len, cap, &n, 4) ||
-	       buf_add(b, len, cap, d, n) ? -ENOMEM : 0;
-}
 
 /* Appends a new OPTIONS section and points the file at it (see the top comment). */
 static int write_tail(struct rfile *f)
 {
-	uint8_t *b = NULL, *bo = NULL;
-	size_t len = 0, cap = 0, bl = 0, bc = 0;
+	struct v7_buf opts = { 0 }, sec = { 0 };
+	struct v7_cpu_extent *ext = calloc(f->ns ? f->ns : 1, sizeof(*ext));
 	uint64_t tail = (f->fsize + 7) & ~7ULL, zero = 0, secsize;
-	uint32_t ncpus = 0, k = f->ns;
-	int ret = 0;
+	uint32_t ncpus = 0;
+	int ret = ext ? 0 : -ENOMEM;
 
-	/* Section header: id 0 (OPTIONS), flags 0, no description, size patched below. */
-	uint8_t hdr[16] = { 0 };
-	int32_t nodesc = -1;
-
-	memcpy(hdr + 4, &nodesc, 4);
-	ret |= buf_add(&b, &len, &cap, hdr, 16);
-	for (int id = V7_SEC_HEADER_INFO; id <= V7_SEC_CMDLINES; id++)
+	for (int id = V7_SEC_HEADER_INFO; !ret && id <= V7_SEC_CMDLINES; id++)
 		if (f->sec[id])
-			ret |= add_opt(&b, &len, &cap, id, &f->sec[id], 8);
-	for (int i = 0; i < f->nopts; i++)
-		ret |= add_opt(&b, &len, &cap, f->opts[i].id, f->opts[i].data, f->opts[i].len);
-	for (int i = 0; i < f->ns; i++)
+			ret = v7_put_option(&opts, id, &f->sec[id], 8);
+	for (int i = 0; !ret && i < f->nopts; i++)
+		ret = v7_put_option(&opts, f->opts[i].id, f->opts[i].data, f->opts[i].len);
+	for (int i = 0; ext && i < f->ns; i++) {
 		if (f->s[i].cpu + 1 > ncpus)
 			ncpus = f->s[i].cpu + 1;
-	ret |= add_opt(&b, &len, &cap, V7_OPT_CPUCOUNT, &ncpus, 4);
-	/* BUFFER option (A.10) for the top instance. */
-	ret |= buf_add(&bo, &bl, &bc, &f->buffer_off, 8);
-	ret |= buf_add(&bo, &bl, &bc, "", 1);
-	ret |= buf_add(&bo, &bl, &bc, f->clock[0] ? f->clock : "local",
-		       strlen(f->clock[0] ? f->clock : "local") + 1);
-	ret |= buf_add(&bo, &bl, &bc, &f->page, 4);
-	ret |= buf_add(&bo, &bl, &bc, &k, 4);
-	for (int i = 0; i < f->ns; i++) {
-		ret |= buf_add(&bo, &bl, &bc, &f->s[i].cpu, 4);
-		ret |= buf_add(&bo, &bl, &bc, &f->s[i].off, 8);
-		ret |= buf_add(&bo, &bl, &bc, &f->s[i].size, 8);
+		ext[i].cpu = f->s[i].cpu;
+		ext[i].off = f->s[i].off;
+		ext[i].size = f->s[i].size;
 	}
-	ret |= add_opt(&b, &len, &cap, V7_OPT_BUFFER, bo, bl);
-	ret |= add_opt(&b, &len, &cap, V7_OPT_DONE, &zero, 8);
-	free(bo);
+	ret = ret ?: v7_put_option(&opts, V7_OPT_CPUCOUNT, &ncpus, 4);
+	/* the top instance's data */
+	ret = ret ?: v7_put_buffer_option(&opts, f->buffer_off, "",
+					  f->clock[0] ? f->clock : "local", f->page, ext,
+					  (uint32_t)f->ns);
+	ret = ret ?: v7_put_option(&opts, V7_OPT_DONE, &zero, 8);
+	/* no description: the file's STRINGS table is left as it is */
+	ret = ret ?: v7_put_section(&sec, NULL, V7_OPT_DONE, NULL, opts.p, opts.len, NULL,
+				    NULL, 0);
+	free(ext);
+	v7_buf_free(&opts);
 	if (ret) {
-		free(b);
-		return -ENOMEM;
+		v7_buf_free(&sec);
+		return ret;
 	}
-	secsize = len - 16;
-	memcpy(b + 8, &secsize, 8);
 
 	/* 1. the new tail, past everything; 2. counts; 3. BUFFER size; 4. the pointer. */
-	ret = pwrite_all(f->fd, b, len, tail);
-	free(b);
+	ret = fio_pwrite_all(f->fd, sec.p, sec.len, tail);
+	v7_buf_free(&sec);
 	if (!ret && fdatasync(f->fd))
 		ret = -errno;
 	for (int i = 0; !ret && i < f->ns; i++)
 		if (f->buffer_zstd && f->s[i].chunks != f->s[i].stored)
-			ret = pwrite_all(f->fd, &f->s[i].chunks, 4, f->s[i].off);
+			ret = fio_pwrite_all(f->fd, &f->s[i].chunks, 4, f->s[i].off);
 	secsize = tail - f->buffer_off - 16;
 	if (!ret)
-		ret = pwrite_all(f->fd, &secsize, 8, f->buffer_off + 8);
+		ret = fio_pwrite_all(f->fd, &secsize, 8, f->buffer_off + 8);
 	if (!ret && fdatasync(f->fd))
 		ret = -errno;
 	if (!ret)
-		ret = pwrite_all(f->fd, &tail, 8, f->optptr_at);
+		ret = fio_pwrite_all(f->fd, &tail, 8, f->optptr_at);
 	if (!ret && fsync(f->fd))
 		ret = -errno;
 	return ret;

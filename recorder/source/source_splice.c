@@ -18,6 +18,7 @@
 
 #include "util/log.h"
 #include "source.h"
+#include "format/meta.h"
 #include "tracing.h"
 
 #define SPLICE_PIPE_WANT	(1U << 20)	/* pipe size to ask for (pipe-max-size default) */
@@ -37,23 +38,15 @@ struct source_splice {
 	char			*page;		/* bounce page for the flush read() */
 };
 
-/* The sub-buffer size the kernel uses: data offset + size in events/header_page. */
+/* The sub-buffer size the kernel uses, from events/header_page of @instance. */
 static unsigned int header_page_size(const char *instance)
 {
-	char *text = tracing_read(instance, "events/header_page", NULL), *f, *o, *z;
-	unsigned long off = 0, size = 0;
+	size_t len = 0;
+	char *text = tracing_read(instance, "events/header_page", &len);
+	unsigned int ps = text ? meta_page_size(text, len) : 0;
 
-	if (!text)
-		return 0;
-	f = strstr(text, "char data;");
-	o = f ? strstr(f, "offset:") : NULL;
-	z = f ? strstr(f, "size:") : NULL;
-	if (o && z) {
-		off = strtoul(o + 7, NULL, 10);
-		size = strtoul(z + 5, NULL, 10);
-	}
 	free(text);
-	return (unsigned int)(off + size);
+	return ps;
 }
 
 static int splice_probe(const struct source_params *p)

@@ -13,6 +13,7 @@
 
 #include <tracefs.h>
 
+#include "util/fileio.h"
 #include "util/log.h"
 #include "tracing.h"
 
@@ -79,50 +80,15 @@ int tracing_open_pipe_raw(const char *instance, int cpu)
 
 char *tracing_read(const char *instance, const char *file, size_t *len)
 {
-	char *path = tracing_path(instance, file), *buf = NULL;
-	size_t size = 0, cap = 0;
-	ssize_t r;
-	int fd, e;
+	char *path = tracing_path(instance, file), *text;
 
 	if (!path) {
 		errno = ENOENT;
 		return NULL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	text = fio_read_whole(path, len);
 	free(path);
-	if (fd < 0)
-		return NULL;
-	for (;;) {
-		if (cap - size < 4096) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 8192);
-
-			if (!nb) {
-				e = ENOMEM;
-				goto fail;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + size, cap - size - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			e = errno;
-			goto fail;
-		}
-		if (!r)
-			break;
-		size += (size_t)r;
-	}
-	close(fd);
-	buf[size] = '\0';
-	if (len)
-		*len = size;
-	return buf;
-fail:
-	close(fd);
-	free(buf);
-	errno = e;
-	return NULL;
+	return text;
 }
 
 static int write_file(struct tracing *t, const char *file, const char *val)

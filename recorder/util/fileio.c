@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Whole-file and whole-range I/O (fileio.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fileio.h"
+
+char *fio_read_whole(const char *path, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf = NULL, *p;
+	int e;
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	if (!buf) {
+		e = ENOMEM;
+		goto fail;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 >= cap) {
+			p = realloc(buf, cap * 2);
+			if (!p) {
+				e = ENOMEM;
+				goto fail;
+			}
+			buf = p;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			e = errno;
+			goto fail;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+fail:
+	close(fd);
+	free(buf);
+	errno = e;
+	return NULL;
+}
+
+int fio_pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENODATA;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int fio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pwrite(fd, (const char *)buf + done, len - done,
+				   (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Whole-file and whole-range I/O that retries short transfers and EINTR. */
+#ifndef REC_FILEIO_H
+#define REC_FILEIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Reads all of @path, also files whose size stat cannot tell (procfs, tracefs).
+ * Returns a NUL-terminated malloc'd buffer (*@len bytes before the NUL, @len may be
+ * NULL), or NULL with errno set.
+ */
+char *fio_read_whole(const char *path, size_t *len);
+
+/* All @len bytes at @off: 0, -errno, or -ENODATA for end of file first. */
+int fio_pread_all(int fd, void *buf, size_t len, uint64_t off);
+
+/* All @len bytes at @off: 0 or -errno (-EIO when nothing could be written). */
+int fio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+
+#endif /* REC_FILEIO_H */
