@@ -19,19 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "capture.h"
+#include "trace_output.h"
 #include "util/log.h"
 #include "format/meta.h"
 #include "source/tracing.h"
-
-#ifndef RECORDERD_VERSION
-#define RECORDERD_VERSION	"0.1"
-#endif
 
 #define DEF_PERIOD_MS	200
 #define DEF_SYNC_MS	1000
@@ -45,7 +40,7 @@
 #define ROTATE_ROUNDS	1024
 
 struct capture {
-	char				*output;
+	struct trace_output		out;		/* the file being written */
 	char				*instance;
 	struct tracing			*tr;
 	struct trace_meta		meta;
@@ -53,8 +48,6 @@ struct capture {
 	struct source			*src;
 	const char			*source_name;	/* static, outlives the source */
 	unsigned int			page_size;
-	int				fd;
-	struct v7_writer		*w;
 	struct v7_params		wp;		/* kept for the files of rotations */
 	char				*clock;		/* wp.clock */
 	int				zero_copy;	/* splice pages into the file */
@@ -98,9 +91,9 @@ static int fail(struct capture *c, int err, int cpu)
 	c->error = err;
 	if (err == -ENOSPC || err == -EDQUOT || err == -EFBIG)
 		log_err("writing %s: %s; the file keeps every chunk up to the last sync",
-			c->output, strerror(-err));
+			c->out.path, strerror(-err));
 	else
-		log_err("moving pages of CPU %d to %s: %s", cpu, c->output, strerror(-err));
+		log_err("moving pages of CPU %d to %s: %s", cpu, c->out.path, strerror(-err));
 	return err;
 }
 
@@ -112,7 +105,7 @@ static int region_full(struct capture *c, int cpu)
 {
 	if (!c->full_logged)
 		log_warn("CPU %d's region of %s is full: rotate to a new file or give a larger region",
-			 cpu, c->output);
+			 cpu, c->out.path);
 	c->full_logged = 1;
 	return -ENOSPC;
 }
@@ -128,14 +121,14 @@ static long append_fitting(struct capture *c, int cpu, const char *pages, size_t
 	int ret;
 
 	while (done < n) {
-		ret = v7_append_pages(c->w, cpu, pages + done * c->page_size, try);
+		ret = v7_append_pages(c->out.w, cpu, pages + done * c->page_size, try);
 		if (!ret) {
 			done += try;
 			if (try > n - done)
 				try = n - done;
 			continue;
 		}
-		if (ret != -ENOSPC || v7_error(c->w))
+		if (ret != -ENOSPC || v7_error(c->out.w))
 			return ret;
 		if (try == 1)
 			break;
@@ -204,16 +197,16 @@ static long move_cpu(struct capture *c, int cpu, int flush, int rounds)
 			size_t max;
 			off_t off;
 
-			ret = v7_reserve_pages(c->w, cpu, &off, &max);
+			ret = v7_reserve_pages(c->out.w, cpu, &off, &max);
 			if (ret == -ENOSPC)
 				return region_full(c, cpu);
 			if (ret)
 				return fail(c, ret, cpu);
 			/* Up to the region's end: the next round then says it is full. */
 			want = max < c->batch ? max : c->batch;
-			r = ops->splice_pages(c->src, cpu, c->fd, off, want, flush);
+			r = ops->splice_pages(c->src, cpu, c->out.fd, off, want, flush);
 			if (r > 0) {
-				ret = v7_commit_pages(c->w, cpu, (size_t)r);
+				ret = v7_commit_pages(c->out.w, cpu, (size_t)r);
 				if (ret)
 					return fail(c, ret, cpu);
 			}
@@ -235,30 +228,6 @@ static long move_cpu(struct capture *c, int cpu, int flush, int rounds)
 	return total;
 }
 
-static int add_options(struct capture *c, struct v7_writer *w)
-{
-	struct utsname u;
-	uint64_t id = 0;
-	char buf[4 * sizeof(u.release)];
-	int ret = 0;
-
-	if (c->meta.trace_clock)
-		ret = v7_add_option(w, V7_OPT_TRACECLOCK, c->meta.trace_clock,
-				    (uint32_t)strlen(c->meta.trace_clock) + 1);
-	if (!ret && !uname(&u)) {
-		snprintf(buf, sizeof(buf), "%s %s %s %s", u.sysname, u.nodename, u.release,
-			 u.machine);
-		ret = v7_add_option(w, V7_OPT_UNAME, buf, (uint32_t)strlen(buf) + 1);
-	}
-	if (!ret) {
-		snprintf(buf, sizeof(buf), "recorderd %s", RECORDERD_VERSION);
-		ret = v7_add_option(w, V7_OPT_VERSION, buf, (uint32_t)strlen(buf) + 1);
-	}
-	if (!ret && getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
-		ret = v7_add_option(w, V7_OPT_TRACEID, &id, sizeof(id));
-	return ret;
-}
-
 /* Frees what a capture owns once its source, writer and file are closed. */
 static void capture_release(struct capture *c)
 {
@@ -269,7 +238,6 @@ static void capture_release(struct capture *c)
 	free(c->cpu);
 	free(c->clock);
 	free(c->instance);
-	free(c->output);
 	free(c);
 }
 
@@ -306,20 +274,16 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		return NULL;
 	}
 	wp = &c->wp;
-	c->fd = -1;
-	c->output = strdup(p->output ? p->output : "trace.dat");
+	c->out.fd = -1;
 	c->instance = p->instance ? strdup(p->instance) : NULL;
-	if (!c->output || (p->instance && !c->instance)) {
+	if (p->instance && !c->instance) {
 		ret = -ENOMEM;
 		goto fail;
 	}
 	/* The output first: a bad path must not change any tracing state. */
-	c->fd = open(c->output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (c->fd < 0) {
-		ret = -errno;
-		log_err("cannot create output file %s: %s", c->output, strerror(errno));
+	ret = trace_output_open(&c->out, p->output ? p->output : "trace.dat", 0);
+	if (ret)
 		goto fail;
-	}
 	/*
 	 * A source with events of its own (the module) leaves tracefs alone; the tracefs
 	 * sources are probed once tracing_setup() made their instance.
@@ -387,7 +351,6 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		ret = -ENOMEM;
 		goto fail;
 	}
-	wp->fd = c->fd;
 	wp->page_size = c->src->page_size;
 	wp->ncpus = c->ncpus;
 	wp->comp = p->comp;
@@ -396,17 +359,9 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	wp->region_bytes = p->region_bytes;
 	wp->clock = c->clock;
 	wp->buffer_name = "";
-	c->w = v7_create(wp, &c->meta);
-	if (!c->w) {
-		ret = errno ? -errno : -EIO;
-		log_err("cannot write the trace.dat header to %s: %s", c->output, strerror(-ret));
+	ret = trace_output_begin(&c->out, wp, &c->meta);
+	if (ret)
 		goto fail;
-	}
-	ret = add_options(c, c->w);
-	if (ret) {
-		log_err("cannot add options to %s: %s", c->output, strerror(-ret));
-		goto fail;
-	}
 	c->period_ms = p->period_ms ? p->period_ms : DEF_PERIOD_MS;
 	c->sync_ms = p->sync_ms ? p->sync_ms : DEF_SYNC_MS;
 	c->t0_ns = now_ns();
@@ -418,15 +373,11 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	c->running = 1;
 	log_debug("recording %s with source %s, %d CPUs, %u-byte pages, to %s",
 		  c->instance ? c->instance : "the top buffer", ops->name, c->ncpus,
-		  c->src->page_size, c->output);
+		  c->src->page_size, c->out.path);
 	return c;
 fail:
-	v7_free(c->w);
+	trace_output_discard(&c->out, 1);
 	source_close(c->src);
-	if (c->fd >= 0) {
-		close(c->fd);
-		unlink(c->output);
-	}
 	capture_release(c);
 	*err = ret ? ret : -EIO;
 	return NULL;
@@ -486,23 +437,16 @@ long capture_service(struct capture *c, int cpu)
 		c->next_tick_ns = now + c->period_ms * 1000000ULL;
 	if (now >= c->next_sync_ns) {
 		c->next_sync_ns = now + c->sync_ms * 1000000ULL;
-		ret = v7_sync(c->w);
+		ret = v7_sync(c->out.w);
 		if (ret)
 			return fail(c, ret, -1);
 	}
 	return total;
 }
 
-/*
- * Finishes the current file: CMDLINES (read now: cheap, and it has the tasks seen since
- * the start), CPUSTAT, the tail; syncs and closes it. The writer is gone afterwards.
- */
+/* Finishes the current file (trace_output_finish); the writer is gone afterwards. */
 static int finish_file(struct capture *c)
 {
-	char **cpustat = NULL, *cmdlines = NULL;
-	size_t cmdlines_len = 0;
-	int ret, err = 0;
-
 	for (int i = 0; i < c->ncpus; i++) {
 		struct source_cpu_stats st = { 0 };
 
@@ -512,29 +456,7 @@ static int finish_file(struct capture *c)
 			c->cpu[i].lost = st.lost;
 		}
 	}
-	cmdlines = tracing_cmdlines(&cmdlines_len);
-	cpustat = calloc((size_t)c->ncpus, sizeof(*cpustat));
-	for (int i = 0; cpustat && c->src->ops->cpustat_text && i < c->ncpus; i++)
-		cpustat[i] = c->src->ops->cpustat_text(c->src, i);
-	ret = v7_finish(c->w, cmdlines, cmdlines_len, cpustat);
-	if (ret) {
-		err = ret;
-		log_err("finishing %s: %s", c->output, strerror(-ret));
-	}
-	if (!ret && fdatasync(c->fd)) {
-		err = -errno;
-		log_err("writing %s: %s", c->output, strerror(errno));
-	}
-	v7_counters(c->w, &c->raw_bytes, &c->file_bytes);
-	for (int i = 0; cpustat && i < c->ncpus; i++)
-		free(cpustat[i]);
-	free(cpustat);
-	free(cmdlines);
-	v7_free(c->w);
-	c->w = NULL;
-	close(c->fd);
-	c->fd = -1;
-	return err;
+	return trace_output_finish(&c->out, c->src, &c->raw_bytes, &c->file_bytes);
 }
 
 /* At stop there is no next file for the pages a full region refused: say so. */
@@ -543,7 +465,7 @@ static void drop_held(struct capture *c)
 	if (!c->held)
 		return;
 	log_err("%zu pages of CPU %d did not fit in %s and are lost", c->held, c->held_cpu,
-		c->output);
+		c->out.path);
 	c->held = 0;
 }
 
@@ -603,58 +525,32 @@ int capture_stop(struct capture *c)
 
 int capture_rotate(struct capture *c, const char *output)
 {
-	struct v7_writer *w;
+	struct trace_output next;
 	size_t held;
-	char *name;
-	int fd, ret;
+	int ret;
 
 	if (!c->running || c->stopped || !output)
 		return -EINVAL;
 	/* A full disk (the writer's error) is what a new file can get past; nothing else. */
-	if (c->error && c->error != v7_error(c->w))
+	if (c->error && c->error != v7_error(c->out.w))
 		return c->error;
-	name = strdup(output);
-	if (!name)
-		return -ENOMEM;
 	/*
 	 * The new file is made complete (metadata, options) before the old one is touched:
 	 * a failure here leaves the capture as it was. The source keeps buffering meanwhile.
 	 */
-	fd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		log_err("cannot create output file %s: %s", name, strerror(errno));
-		free(name);
+	ret = trace_output_create(&next, output, 0, &c->wp, &c->meta);
+	if (ret)
 		return ret;
-	}
-	c->wp.fd = fd;
-	w = v7_create(&c->wp, &c->meta);
-	if (!w) {
-		ret = errno ? -errno : -EIO;
-		log_err("cannot write the trace.dat header to %s: %s", name, strerror(-ret));
-		goto fail;
-	}
-	ret = add_options(c, w);
-	if (ret) {
-		log_err("cannot add options to %s: %s", name, strerror(-ret));
-		v7_free(w);
-		goto fail;
-	}
 
 	/* Everything written so far goes to the old file, as far as its regions take it. */
 	for (int i = 0; i < c->ncpus && !c->error && !c->held; i++)
 		move_cpu(c, i, 1, ROTATE_ROUNDS);
-	ret = finish_file(c);
-	if (ret)
-		log_warn("%s is valid up to its last synced chunk", c->output);
+	finish_file(c);		/* on failure, valid up to its last sync (logged) */
 	c->done_raw += c->raw_bytes;
 	c->done_file += c->file_bytes;
 	c->rotations++;
 
-	c->w = w;
-	c->fd = fd;
-	free(c->output);
-	c->output = name;
+	c->out = next;
 	c->error = 0;
 	c->full_logged = 0;
 	c->raw_bytes = 0;
@@ -670,18 +566,13 @@ int capture_rotate(struct capture *c, const char *output)
 	held = c->held;
 	ret = write_held(c);
 	if (ret == -ENOSPC && c->held == held) {
-		log_err("%s: a CPU region cannot take one %u-byte page", c->output, c->page_size);
+		log_err("%s: a CPU region cannot take one %u-byte page", c->out.path, c->page_size);
 		return fail(c, -EFBIG, c->held_cpu);
 	}
 	if (ret && ret != -ENOSPC)
 		return fail(c, ret, c->held_cpu);
 	c->next_sync_ns = now_ns() + c->sync_ms * 1000000ULL;
 	return 0;
-fail:
-	close(fd);
-	unlink(name);
-	free(name);
-	return ret;
 }
 
 void capture_status(struct capture *c, struct capture_status *st)
@@ -700,8 +591,8 @@ void capture_status(struct capture *c, struct capture_status *st)
 	}
 	st->source = c->source_name;
 	st->page_size = c->page_size;
-	if (c->w)
-		v7_counters(c->w, &c->raw_bytes, &c->file_bytes);
+	if (c->out.w)
+		v7_counters(c->out.w, &c->raw_bytes, &c->file_bytes);
 	st->ncpus = c->ncpus;
 	st->running = c->running;
 	st->error = c->error;

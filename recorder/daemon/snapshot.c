@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
+#include "capture/trace_output.h"
 #include "util/log.h"
 #include "format/meta.h"
 #include "snapshot.h"
@@ -78,23 +78,6 @@ fail:
 	return NULL;
 }
 
-static int add_options(struct v7_writer *w, const struct trace_meta *m)
-{
-	struct utsname u;
-	char buf[4 * sizeof(u.release)];
-	int ret = 0;
-
-	if (m->trace_clock)
-		ret = v7_add_option(w, V7_OPT_TRACECLOCK, m->trace_clock,
-				    (uint32_t)strlen(m->trace_clock) + 1);
-	if (!ret && !uname(&u)) {
-		snprintf(buf, sizeof(buf), "%s %s %s %s", u.sysname, u.nodename, u.release,
-			 u.machine);
-		ret = v7_add_option(w, V7_OPT_UNAME, buf, (uint32_t)strlen(buf) + 1);
-	}
-	return ret;
-}
-
 /* Moves at most @max pages of @cpu from @src to @w. Returns pages or -errno. */
 static long drain_cpu(struct source *src, struct v7_writer *w, int cpu, char *buf,
 		      uint64_t max)
@@ -118,18 +101,14 @@ static long drain_cpu(struct source *src, struct v7_writer *w, int cpu, char *bu
 int flight_snapshot(struct flight *f, const char *path, const struct rec_config *c,
 		    uint64_t *raw, uint64_t *file)
 {
+	struct trace_output out = { .fd = -1 };
 	struct trace_meta m = { 0 };
 	struct v7_params wp = { 0 };
-	struct v7_writer *w = NULL;
 	struct source *src = NULL;
-	char **cpustat = NULL, *cmdlines = NULL, *buf = NULL;
-	size_t cmdlines_len = 0;
+	char *buf = NULL;
 	uint64_t max;
-	int fd, ret;
+	int ret;
 
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
 	ret = meta_collect(&m, f->instance);
 	if (ret)
 		goto out;
@@ -142,7 +121,6 @@ int flight_snapshot(struct flight *f, const char *path, const struct rec_config 
 		ret = -EPROTO;
 		goto out;
 	}
-	wp.fd = fd;
 	wp.page_size = src->page_size;
 	wp.ncpus = src->ncpus;
 	wp.comp = c->comp;
@@ -151,18 +129,19 @@ int flight_snapshot(struct flight *f, const char *path, const struct rec_config 
 	wp.region_bytes = c->region_bytes;
 	wp.clock = tracing_clock(f->tr);
 	wp.buffer_name = "";
-	w = v7_create(&wp, &m);
 	buf = malloc((size_t)DRAIN_BATCH * src->page_size);
-	if (!w || !buf) {
-		ret = w ? -ENOMEM : (errno ? -errno : -EIO);
+	if (!buf) {
+		ret = -ENOMEM;
 		goto out;
 	}
-	ret = add_options(w, &m);
+	ret = trace_output_create(&out, path, 1, &wp, &m);
+	if (ret)
+		goto out;
 	/* One ring's worth (plus a batch): a producer that keeps writing cannot hold us. */
 	max = f->buffer_kb ? (uint64_t)f->buffer_kb * 1024 / src->page_size + DRAIN_BATCH :
 	      (1ULL << 20);
 	for (int cpu = 0; !ret && cpu < src->ncpus; cpu++) {
-		long n = drain_cpu(src, w, cpu, buf, max);
+		long n = drain_cpu(src, out.w, cpu, buf, max);
 
 		if (n < 0) {
 			ret = (int)n;
@@ -170,27 +149,15 @@ int flight_snapshot(struct flight *f, const char *path, const struct rec_config 
 		}
 	}
 	if (ret)
-		goto out;
-	cmdlines = tracing_cmdlines(&cmdlines_len);
-	cpustat = calloc((size_t)src->ncpus, sizeof(*cpustat));
-	for (int i = 0; cpustat && src->ops->cpustat_text && i < src->ncpus; i++)
-		cpustat[i] = src->ops->cpustat_text(src, i);
-	ret = v7_finish(w, cmdlines, cmdlines_len, cpustat);
-	if (!ret && fdatasync(fd))
-		ret = -errno;
-	v7_counters(w, raw, file);
-	for (int i = 0; cpustat && i < src->ncpus; i++)
-		free(cpustat[i]);
-out:
-	free(cpustat);
-	free(cmdlines);
-	free(buf);
-	v7_free(w);
-	source_close(src);
-	meta_free(&m);
-	close(fd);
+		trace_output_discard(&out, 1);
+	else
+		ret = trace_output_finish(&out, src, raw, file);
 	if (ret)
 		unlink(path);
+out:
+	free(buf);
+	source_close(src);
+	meta_free(&m);
 	return ret;
 }
 

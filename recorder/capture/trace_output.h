@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One output trace.dat: created with its metadata and the options every file of ours
+ * carries (TRACECLOCK, UNAME, VERSION, TRACEID), then finished with CMDLINES and the
+ * CPUSTAT of each CPU. The one way a file is begun and ended, for the capture core
+ * (capture.c, also across rotations) and for flight snapshots (daemon/snapshot.c).
+ */
+#ifndef REC_TRACE_OUTPUT_H
+#define REC_TRACE_OUTPUT_H
+
+#include <stdint.h>
+
+#include "format/v7_writer.h"
+#include "source/source.h"
+
+struct trace_output {
+	char			*path;
+	int			fd;		/* -1 when closed */
+	struct v7_writer	*w;
+};
+
+/*
+ * The two steps of trace_output_create(), for a caller that checks the path before it
+ * changes anything else: open (create or truncate) @path, then write the beginning.
+ * Each returns 0 or -errno with a message logged; a failed begin closes and removes.
+ */
+int trace_output_open(struct trace_output *o, const char *path, int excl);
+int trace_output_begin(struct trace_output *o, struct v7_params *wp,
+		       const struct trace_meta *m);
+
+/**
+ * trace_output_create() - create @path and write its metadata and options
+ * @o:		filled in
+ * @path:	file to create; with @excl it must not exist, else it is truncated
+ * @wp:		writer parameters (->fd is set here)
+ * @m:		metadata of the recording
+ *
+ * Return: 0, or -errno with a message logged and nothing left behind.
+ */
+int trace_output_create(struct trace_output *o, const char *path, int excl,
+			struct v7_params *wp, const struct trace_meta *m);
+
+/**
+ * trace_output_finish() - finish the file and close it
+ * @o:		an output trace_output_create() made
+ * @src:	source whose per-CPU stats go into CPUSTAT (may be NULL)
+ * @raw:	page bytes the file took (may be NULL)
+ * @file:	bytes written to it (may be NULL)
+ *
+ * Reads the command lines now (they name the tasks seen since the start), finishes
+ * the tail, syncs the data and closes. On failure the file keeps every chunk up to
+ * its last sync.
+ *
+ * Return: 0 or -errno (logged).
+ */
+int trace_output_finish(struct trace_output *o, struct source *src, uint64_t *raw,
+			uint64_t *file);
+
+/* Closes @o without finishing it; @remove unlinks the file too. Accepts a closed one. */
+void trace_output_discard(struct trace_output *o, int remove);
+
+#endif /* REC_TRACE_OUTPUT_H */
