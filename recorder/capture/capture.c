@@ -410,6 +410,11 @@ int capture_timeout_ms(struct capture *c)
 	return (int)((c->next_tick_ns - now + 999999) / 1000000);
 }
 
+unsigned int capture_period_ms(const struct capture *c)
+{
+	return c->period_ms;
+}
+
 long capture_service(struct capture *c, int cpu)
 {
 	uint64_t now;

@@ -6,6 +6,7 @@
  *	c = capture_start(&params, &err);
  *	loop:	poll(capture_fds(c, ...) + signals + ..., capture_timeout_ms(c));
  *		capture_service(c, cpu_that_was_readable_or_-1);
+ *		(capture_pump.h does this from an event loop)
  *	capture_rotate(c, next);	at any time while running: the file switch loses nothing
  *	capture_stop(c);	drains every page written before the call, finishes the file
  *	capture_free(c);
@@ -102,6 +103,9 @@ int capture_fds(struct capture *c, struct capture_fd *fds, int max);
 /* Milliseconds until capture_service(c, -1) should run again (the timer). */
 int capture_timeout_ms(struct capture *c);
 
+/* The timer's period: how often capture_service(c, -1) should run. */
+unsigned int capture_period_ms(const struct capture *c);
+
 /**
  * capture_service() - move the ready pages
  * @c:		capture
@@ -122,8 +126,6 @@ int capture_timeout_ms(struct capture *c);
  * sticky -errno (the capture should be stopped).
  */
 long capture_service(struct capture *c, int cpu);
-
-#define CAPTURE_HAS_ROTATE	1
 
 /**
  * capture_rotate() - finish the file and go on in a new one, losing nothing

@@ -1,26 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `recorderd record`: one capture (capture.c) driven by a poll loop until COMMAND
- * exits or SIGINT/SIGTERM arrives (through a signalfd), then drain, finish, summary.
+ * `recorderd record`: one capture (capture.c) driven by the event loop (loop.c,
+ * capture_pump.c) until COMMAND exits or SIGINT/SIGTERM arrives (through a
+ * signalfd), then drain, finish, summary.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "capture/capture_pump.h"
+#include "capture/loop.h"
 #include "cli.h"
 #include "util/log.h"
-
-#define MAX_FDS		512
 
 static void usage(FILE *f)
 {
@@ -102,69 +101,47 @@ static void summary(struct capture *c, const char *output, double startup)
 		       cpu_seconds() - startup, startup);
 }
 
-/* Waits for signals or child exit, moving pages in between. Returns the child status. */
-static int run_loop(struct capture *c, int sfd, pid_t child, int *child_status)
+/* One recording: the loop, its capture and COMMAND. */
+struct record_run {
+	struct loop		*loop;
+	struct capture_pump	*pump;
+	pid_t			child;
+	int			child_status;
+	int			err;		/* the capture's -errno that ended it */
+};
+
+static void on_signal(struct loop *l, int signo, void *arg)
 {
-	struct capture_fd cfds[MAX_FDS];
-	struct pollfd pfd[MAX_FDS + 1];
-	char parked[MAX_FDS] = { 0 };
-	int n = capture_fds(c, cfds, MAX_FDS);
+	struct record_run *r = arg;
+	pid_t p;
+	int status;
 
-	for (;;) {
-		int np = 1, t = capture_timeout_ms(c), r;
-
-		pfd[0].fd = sfd;
-		pfd[0].events = POLLIN;
-		for (int i = 0; i < n; i++) {
-			/* A CPU whose wake-up gave nothing waits for the timer (no spinning). */
-			pfd[np].fd = parked[i] ? -1 : cfds[i].fd;
-			pfd[np].events = POLLIN;
-			np++;
-		}
-		r = poll(pfd, (nfds_t)np, t);
-		if (r < 0 && errno != EINTR) {
-			log_err("poll: %s", strerror(errno));
-			return -errno;
-		}
-		if (r <= 0) {
-			long got;
-
-			memset(parked, 0, sizeof(parked));
-			got = capture_service(c, -1);
-			if (got < 0)
-				return (int)got;
-			continue;
-		}
-		for (int i = 0; i < n; i++) {
-			long got;
-
-			if (!(pfd[i + 1].revents & (POLLIN | POLLERR)))
-				continue;
-			got = capture_service(c, cfds[i].cpu);
-			if (got < 0)
-				return (int)got;
-			parked[i] = !got;
-		}
-		if (pfd[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(sfd, &si, sizeof(si)) != sizeof(si))
-				continue;
-			if (si.ssi_signo == SIGCHLD) {
-				pid_t p;
-				int status;
-
-				while ((p = waitpid(-1, &status, WNOHANG)) > 0)
-					if (p == child) {
-						*child_status = status;
-						return 0;
-					}
-				continue;
-			}
-			log_info("signal %d: stopping", (int)si.ssi_signo);
-			return 0;
-		}
+	if (signo != SIGCHLD) {
+		log_info("signal %d: stopping", signo);
+		loop_quit(l, 0);
+		return;
 	}
+	while ((p = waitpid(-1, &status, WNOHANG)) > 0)
+		if (p == r->child) {
+			r->child_status = status;
+			r->child = 0;
+			loop_quit(l, 0);
+		}
+}
+
+static void on_tick(struct loop *l, uint64_t n, void *arg)
+{
+	struct record_run *r = arg;
+
+	capture_pump_tick(r->pump);
+}
+
+static void on_capture_error(void *arg, long err)
+{
+	struct record_run *r = arg;
+
+	r->err = (int)err;
+	loop_quit(r->loop, 1);
 }
 
 static pid_t start_child(char **argv, const sigset_t *old)
@@ -208,13 +185,15 @@ int cmd_record(int argc, char **argv)
 		.comp = V7_COMP_ZSTD,
 		.region_bytes = 4096ULL << 20,
 	};
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD, 0 };
 	const char **events = NULL;
-	int nr_events = 0, quiet = 0, opt, sfd, err = 0, ret, child_status = 0;
+	int nr_events = 0, quiet = 0, opt, err = 0, ret;
+	struct record_run r = { 0 };
 	unsigned long v;
 	double startup;
-	sigset_t mask, old;
 	struct capture *c;
 	pid_t child = 0;
+	sigset_t old;
 
 	while ((opt = getopt_long(argc, argv, "+s:e:C:L:o:b:B:c:qvh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -303,15 +282,12 @@ int cmd_record(int argc, char **argv)
 	p.nr_events = nr_events;
 
 	/* Signals go to the loop through a signalfd; the child gets the old mask back. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		log_err("signalfd: %s", strerror(errno));
+	sigprocmask(SIG_BLOCK, NULL, &old);
+	r.loop = loop_new();
+	ret = r.loop ? loop_add_signals(r.loop, sigs, on_signal, &r) : -ENOMEM;
+	if (ret) {
+		log_err("cannot set up the event loop: %s", strerror(-ret));
+		loop_free(r.loop);
 		free(events);
 		return 1;
 	}
@@ -320,35 +296,42 @@ int cmd_record(int argc, char **argv)
 	startup = cpu_seconds();
 	free(events);
 	if (!c) {
-		close(sfd);
+		loop_free(r.loop);
 		return 1;
 	}
-	ret = 0;
-	if (optind < argc) {
+	r.pump = capture_pump_start(r.loop, c, on_capture_error, &r);
+	ret = r.pump ? loop_add_timer(r.loop, capture_period_ms(c), on_tick, &r) : -ENOMEM;
+	if (ret < 0)
+		log_err("cannot set up the event loop: %s", strerror(-ret));
+	else
+		ret = 0;
+	if (!ret && optind < argc) {
 		child = start_child(argv + optind, &old);
 		if (child < 0) {
 			log_err("cannot start %s: %s", argv[optind], strerror(errno));
 			ret = -errno;
 		}
+		r.child = child;
 	}
 	if (!ret)
-		ret = run_loop(c, sfd, child, &child_status);
-	if (child > 0 && waitpid(child, &child_status, WNOHANG) == 0) {
+		ret = loop_run(r.loop) < 0 ? -EIO : 0;
+	if (r.child > 0) {
 		/* Stopped by a signal while COMMAND still runs: pass it on. */
-		kill(child, SIGTERM);
-		waitpid(child, &child_status, 0);
+		kill(r.child, SIGTERM);
+		waitpid(r.child, &r.child_status, 0);
 	}
+	capture_pump_stop(r.pump);
 	err = capture_stop(c);
 	if (!quiet)
 		summary(c, p.output, startup);
 	capture_free(c);
-	close(sfd);
+	loop_free(r.loop);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (ret || err)
+	if (ret || err || r.err)
 		return 1;
-	if (child > 0 && WIFEXITED(child_status))
-		return WEXITSTATUS(child_status);
-	return child > 0 ? 128 + WTERMSIG(child_status) : 0;
+	if (child > 0 && WIFEXITED(r.child_status))
+		return WEXITSTATUS(r.child_status);
+	return child > 0 ? 128 + WTERMSIG(r.child_status) : 0;
 bad:
 	free(events);
 	usage(stderr);

@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -37,6 +36,7 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "capture/capture_pump.h"
 #include "ctl.h"
 #include "daemon.h"
 #include "util/log.h"
@@ -44,7 +44,6 @@
 #include "rotate.h"
 #include "snapshot.h"
 
-#define MAX_CAPTURE_FDS		256
 #define HOUSEKEEP_MS		1000	/* directory, budget and rotation checks */
 #define DISK_FULL_MARGIN	(4ULL << 20)
 
@@ -57,9 +56,7 @@ struct recd {
 	struct ctl_server		*ctl;
 	struct capture			*cap;
 	struct flight			*fl;		/* flight mode on tracefs */
-	struct capture_fd		fds[MAX_CAPTURE_FDS];
-	int				nfds;
-	int				fd_parked[MAX_CAPTURE_FDS]; /* removed until next tick */
+	struct capture_pump		*pump;		/* stream mode: moves the pages */
 	int				tick_id;
 	uint64_t			tick_ms_acc;
 	char				cur[PATH_MAX];	/* file being written */
@@ -100,30 +97,12 @@ static void set_error(struct recd *d, const char *what, int err)
 
 /* ---- capture lifetime ---------------------------------------------------------- */
 
-static void on_capture_fd(struct loop *l, int fd, uint32_t events, void *arg);
+static void capture_failed(struct recd *d, long err);
 static void flight_close(struct recd *d);
 
-static void watch_capture_fds(struct recd *d)
+static void pump_failed(void *arg, long err)
 {
-	/* Flight mode never reads: the kernel keeps the newest data until a snapshot. */
-	if (d->cfg.mode == CONFIG_MODE_FLIGHT)
-		return;
-	d->nfds = capture_fds(d->cap, d->fds, MAX_CAPTURE_FDS);
-	if (d->nfds < 0)
-		d->nfds = 0;
-	for (int i = 0; i < d->nfds; i++) {
-		d->fd_parked[i] = 0;
-		if (loop_add_fd(d->loop, d->fds[i].fd, EPOLLIN, on_capture_fd, d))
-			d->fd_parked[i] = 1;	/* the tick still services that CPU */
-	}
-}
-
-static void unwatch_capture_fds(struct recd *d)
-{
-	for (int i = 0; i < d->nfds; i++)
-		if (!d->fd_parked[i])
-			loop_del_fd(d->loop, d->fds[i].fd);
-	d->nfds = 0;
+	capture_failed(arg, err);
 }
 
 static int capture_open(struct recd *d, const char *path)
@@ -154,7 +133,15 @@ static int capture_open(struct recd *d, const char *path)
 	snprintf(d->cur, sizeof(d->cur), "%s", path);
 	d->keep_fd = open(path, O_RDONLY | O_CLOEXEC);
 	d->rs.started = mono_now();
-	watch_capture_fds(d);
+	/* Flight mode never reads: the kernel keeps the newest data until a snapshot. */
+	if (c->mode == CONFIG_MODE_STREAM) {
+		d->pump = capture_pump_start(d->loop, d->cap, pump_failed, d);
+		if (!d->pump) {
+			capture_free(d->cap);
+			d->cap = NULL;
+			return -ENOMEM;
+		}
+	}
 	if (d->state == CTL_STATE_RUNNING)
 		log_info("capturing to %s", path);
 	return 0;
@@ -198,7 +185,8 @@ static int capture_close(struct recd *d)
 
 	if (!d->cap)
 		return 0;
-	unwatch_capture_fds(d);
+	capture_pump_stop(d->pump);
+	d->pump = NULL;
 	ret = capture_stop(d->cap);
 	capture_status(d->cap, &st);
 	d->done_raw += st.raw_bytes;
@@ -240,7 +228,6 @@ static int restart_capture(struct recd *d, const char *next)
 	return capture_open(d, next);
 }
 
-#ifdef CAPTURE_HAS_ROTATE
 /* The capture core switches files under the running source: no event is lost. */
 static int switch_capture(struct recd *d, const char *next)
 {
@@ -269,12 +256,6 @@ static int switch_capture(struct recd *d, const char *next)
 	log_info("capturing to %s", next);
 	return 0;
 }
-
-#define SEAMLESS_ROTATE	CTL_STATUS_F_SEAMLESS_ROTATE
-#else
-#define switch_capture	restart_capture
-#define SEAMLESS_ROTATE	0
-#endif
 
 /*
  * Finishes the current file and continues in the next one; @restart: with a new
@@ -307,12 +288,10 @@ static int switch_file(struct recd *d, const char *why)
  */
 static void drain_for_stop(struct recd *d)
 {
-#ifdef CAPTURE_HAS_ROTATE
 	for (int i = 0; d->cap && i < 64; i++)
 		if (capture_drain(d->cap) != -ENOSPC ||
 		    switch_file(d, "a CPU region of the file is full"))
 			break;
-#endif
 }
 
 static void fail_and_quit(struct recd *d, const char *what, int err)
@@ -353,39 +332,6 @@ static void capture_failed(struct recd *d, long err)
 	fail_and_quit(d, "capture stopped", (int)err);
 }
 
-static void service(struct recd *d, int cpu)
-{
-	long ret = capture_service(d->cap, cpu);
-
-	if (ret < 0)
-		capture_failed(d, ret);
-}
-
-static void on_capture_fd(struct loop *l, int fd, uint32_t events, void *arg)
-{
-	struct recd *d = arg;
-	long ret;
-
-	for (int i = 0; i < d->nfds; i++) {
-		if (d->fds[i].fd != fd)
-			continue;
-		ret = capture_service(d->cap, d->fds[i].cpu);
-		if (ret < 0) {
-			capture_failed(d, ret);
-			return;
-		}
-		/*
-		 * Readable but nothing whole to move (a page still being written): park the
-		 * fd until the next tick instead of spinning on a level-triggered wake-up.
-		 */
-		if (ret == 0 && !d->fd_parked[i]) {
-			loop_del_fd(l, fd);
-			d->fd_parked[i] = 1;
-		}
-		return;
-	}
-}
-
 static void housekeep(struct recd *d)
 {
 	struct stat sb;
@@ -420,12 +366,8 @@ static void on_tick(struct loop *l, uint64_t n, void *arg)
 	if ((!d->cap && !d->fl) || d->state != CTL_STATE_RUNNING)
 		return;
 	if (d->cfg.mode == CONFIG_MODE_STREAM) {
-		/* Un-park fds that had nothing whole to move at their last wake-up. */
-		for (int i = 0; i < d->nfds; i++)
-			if (d->fd_parked[i] &&
-			    !loop_add_fd(l, d->fds[i].fd, EPOLLIN, on_capture_fd, d))
-				d->fd_parked[i] = 0;
-		service(d, -1);
+		if (d->pump)
+			capture_pump_tick(d->pump);
 		if (d->cap && d->state == CTL_STATE_RUNNING)
 			check_rotation(d);
 	}
@@ -490,7 +432,7 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 		.deleted = d->rs.deleted,
 		.snapshots = d->snapshots,
 		.buffer_kb = d->cfg.buffer_kb,
-		.flags = SEAMLESS_ROTATE,
+		.flags = CTL_STATUS_F_SEAMLESS_ROTATE,
 	};
 	struct capture_status st = { 0 };
 	char events[4096];
