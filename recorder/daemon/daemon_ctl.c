@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's control handlers (daemon_local.h), dispatched by ctl_server.c through
+ * dmn_commands: ping, status, stop, snapshot, rotate, reload.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/log.h"
+#include "daemon.h"
+#include "daemon_local.h"
+
+/* ---- control handlers ---------------------------------------------------------- */
+
+static void h_ping(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
+		   struct ctl_reply *r)
+{
+	struct ctl_ping p = { .version = CTL_PROTO_VERSION, .pid = getpid() };
+
+	ctl_reply_add(r, &p, sizeof(p));
+}
+
+static void add_str(struct ctl_reply *r, const char *s, uint32_t *n)
+{
+	size_t len = strlen(s ? s : "") + 1;
+
+	if (!ctl_reply_add(r, s ? s : "", len))
+		*n += len;
+}
+
+static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
+		     struct ctl_reply *r)
+{
+	struct recd *d = ctx;
+	struct ctl_status_reply s = {
+		.state = d->state,
+		.mode = d->cfg.mode == CONFIG_MODE_FLIGHT ? CTL_MODE_FLIGHT : CTL_MODE_STREAM,
+		.pid = getpid(),
+		.uptime_ns = dmn_mono_ns() - (d->t0.tv_sec * 1000000000ULL + d->t0.tv_nsec),
+		.raw_bytes = d->done_raw,
+		.file_bytes = d->done_file,
+		.disk_used = d->rs.disk_used,
+		.disk_budget = d->cfg.disk_budget,
+		.files = d->files,
+		.deleted = d->rs.deleted,
+		.snapshots = d->snapshots,
+		.buffer_kb = d->cfg.buffer_kb,
+		.flags = CTL_STATUS_F_SEAMLESS_ROTATE,
+	};
+	struct capture_status st = { 0 };
+	char events[4096];
+	size_t off = 0;
+	uint32_t n = 0;
+
+	if (d->fl) {
+		s.ncpus = flight_ncpus(d->fl);
+		st.source = flight_source_name(d->fl);
+	} else if (d->cap) {
+		capture_status(d->cap, &st);
+		s.ncpus = st.ncpus;
+		s.raw_bytes += st.raw_bytes;
+		s.file_bytes += st.file_bytes;
+		s.cur_raw_bytes = st.raw_bytes;
+		s.cur_file_bytes = st.file_bytes;
+	}
+	ctl_reply_add(r, &s, sizeof(s));
+	for (int i = 0; i < (int)s.ncpus && (st.cpu || d->fl); i++) {
+		struct ctl_status_cpu c = { .cpu = i };
+		struct source_cpu_stats fs = { 0 };
+
+		if (d->fl) {
+			flight_cpu_stats(d->fl, i, &fs);
+			c.entries = fs.entries;
+			c.overrun = fs.overrun;
+			c.lost = fs.lost;
+		} else {
+			c.entries = st.cpu[i].entries;
+			c.overrun = st.cpu[i].overrun;
+			c.lost = st.cpu[i].lost;
+			c.pages = st.cpu[i].pages;
+			c.bytes = st.cpu[i].bytes;
+		}
+		ctl_reply_add(r, &c, sizeof(c));
+	}
+	events[0] = 0;
+	for (int i = 0; i < d->cfg.nr_events && off < sizeof(events); i++)
+		off += snprintf(events + off, sizeof(events) - off, "%s%s", i ? "," : "",
+				d->cfg.events[i]);
+	add_str(r, st.source ? st.source : d->cfg.source, &n);
+	add_str(r, events, &n);
+	add_str(r, d->cap ? d->cur : "", &n);
+	add_str(r, d->cfg.output_dir, &n);
+	add_str(r, d->cfg_path, &n);
+	add_str(r, d->last_err, &n);
+	((struct ctl_status_reply *)r->buf)->strings_len = n;
+}
+
+static void h_stop(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
+		   struct ctl_reply *r)
+{
+	struct recd *d = ctx;
+
+	if (d->state == CTL_STATE_STOPPING) {
+		ctl_reply_error(r, CTL_ST_BUSY, "already stopping");
+		return;
+	}
+	log_info("stop requested by pid %d (uid %u)", peer->pid, peer->uid);
+	d->state = CTL_STATE_STOPPING;
+	daemon_notify("STOPPING=1");
+	dmn_arm_stop_timeout(d);
+	/* Finish here so the answer means "the files are final". */
+	dmn_drain_for_stop(d);
+	if (dmn_capture_close(d))
+		d->exit_code = 1;
+	dmn_flight_close(d);
+	ctl_reply_error(r, CTL_ST_OK, "stopped; last file %s", d->cur);
+	loop_quit(d->loop, d->exit_code);
+}
+
+/* A snapshot of the tracefs flight recorder: tracing keeps running throughout. */
+static int flight_take(struct recd *d, const char *path, struct ctl_snapshot_reply *sr)
+{
+	uint64_t raw = 0, file = 0;
+	int ret = rotate_mkdir_p(d->cfg.output_dir);
+
+	if (!ret)
+		ret = flight_snapshot(d->fl, path, &d->cfg, &raw, &file);
+	if (ret)
+		return ret;
+	d->done_raw += raw;
+	d->done_file += file;
+	d->snapshots++;
+	d->files++;
+	if (sr) {
+		sr->raw_bytes = raw;
+		sr->file_bytes = file;
+	}
+	return 0;
+}
+
+/* At stop: the flight recorder's last contents go to a file too (nothing is lost). */
+void dmn_flight_close(struct recd *d)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	if (!d->fl)
+		return;
+	ret = dmn_new_file_path(d, path, sizeof(path));
+	if (!ret)
+		ret = flight_take(d, path, NULL);
+	if (ret) {
+		dmn_set_error(d, "final snapshot at stop", ret);
+		d->exit_code = 1;
+	} else {
+		snprintf(d->cur, sizeof(d->cur), "%s", path);
+		log_info("flight recorder saved to %s", path);
+	}
+	flight_stop(d->fl);
+	d->fl = NULL;
+}
+
+static void h_snapshot(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
+		       struct ctl_reply *r)
+{
+	struct recd *d = ctx;
+	struct ctl_snapshot_reply sr = { 0 };
+	char path[PATH_MAX], work[PATH_MAX];
+	uint64_t t0 = dmn_mono_ns(), raw0 = d->done_raw, file0 = d->done_file;
+
+	if (d->cfg.mode != CONFIG_MODE_FLIGHT) {
+		ctl_reply_error(r, CTL_ST_NOT_SUPPORTED,
+				"snapshot needs mode = flight (in stream mode use 'rotate')");
+		return;
+	}
+	if ((!d->cap && !d->fl) || d->state != CTL_STATE_RUNNING) {
+		ctl_reply_error(r, CTL_ST_BUSY, "no capture running");
+		return;
+	}
+	if (len) {
+		if (len >= sizeof(path) || memchr(pl, 0, len) || ((const char *)pl)[0] != '/') {
+			ctl_reply_error(r, CTL_ST_BAD_PAYLOAD, "snapshot path must be absolute");
+			return;
+		}
+		memcpy(path, pl, len);
+		path[len] = 0;
+		if (!access(path, F_OK)) {
+			ctl_reply_error(r, CTL_ST_FAILED, "%s exists; not overwriting it", path);
+			return;
+		}
+	} else if (dmn_new_file_path(d, path, sizeof(path))) {
+		ctl_reply_error(r, CTL_ST_FAILED, "%s", d->last_err);
+		return;
+	}
+	if (d->fl) {
+		int ret = flight_take(d, path, &sr);
+
+		if (ret) {
+			ctl_reply_error(r, CTL_ST_FAILED, "snapshot to %s failed: %s", path,
+					strerror(-ret));
+			return;
+		}
+		goto done;
+	}
+	/*
+	 * The capture core's flight mode (the module): the work file holds the kernel
+	 * buffer once drained into it; finishing it makes it the snapshot, and the
+	 * capture goes on in the next work file.
+	 */
+	snprintf(work, sizeof(work), "%s", d->cur);
+	if (dmn_switch_file(d, "snapshot")) {
+		dmn_fail_and_quit(d, "cannot restart the flight recorder after a snapshot", -EIO);
+		ctl_reply_error(r, CTL_ST_FAILED, "snapshot left in %s; the capture could not "
+				"restart: %s", work, d->last_err);
+		return;
+	}
+	d->snapshots++;
+	sr.raw_bytes = d->done_raw - raw0;
+	sr.file_bytes = d->done_file - file0;
+	if (rename(work, path)) {
+		ctl_reply_error(r, CTL_ST_FAILED, "snapshot kept in %s: rename to %s: %s", work,
+				path, strerror(errno));
+		return;
+	}
+done:
+	sr.duration_ns = dmn_mono_ns() - t0;
+	r->status = CTL_ST_OK;
+	r->len = 0;
+	ctl_reply_add(r, &sr, sizeof(sr));
+	ctl_reply_add(r, path, strlen(path) + 1);
+	log_info("snapshot %s: %llu bytes of pages, %llu ms", path,
+		 (unsigned long long)sr.raw_bytes, (unsigned long long)(sr.duration_ns / 1000000));
+}
+
+static void h_rotate(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
+		     struct ctl_reply *r)
+{
+	struct recd *d = ctx;
+	char old[PATH_MAX];
+
+	if (d->cfg.mode != CONFIG_MODE_STREAM || !d->cap) {
+		ctl_reply_error(r, CTL_ST_NOT_SUPPORTED, "rotate needs a running stream capture");
+		return;
+	}
+	snprintf(old, sizeof(old), "%s", d->cur);
+	if (dmn_switch_file(d, "rotate requested")) {
+		dmn_fail_and_quit(d, "rotation failed", -EIO);
+		ctl_reply_error(r, CTL_ST_FAILED, "%s", d->last_err);
+		return;
+	}
+	ctl_reply_error(r, CTL_ST_OK, "%s finished; now writing %s", old, d->cur);
+}
+
+/*
+ * Keys applied by starting the next file now: 2 when what is captured changed (a new
+ * capture), 1 when only where files go changed (a rotation, nothing lost), else 0.
+ */
+static int capture_changed(const struct rec_config *a, const struct rec_config *b)
+{
+	if (a->nr_events != b->nr_events)
+		return 2;
+	for (int i = 0; i < a->nr_events; i++)
+		if (strcmp(a->events[i], b->events[i]))
+			return 2;
+	if (a->buffer_kb != b->buffer_kb || a->comp != b->comp ||
+	    a->zstd_level != b->zstd_level || a->chunk_pages != b->chunk_pages ||
+	    a->region_bytes != b->region_bytes || a->sync_ms != b->sync_ms ||
+	    strcmp(a->clock ? a->clock : "", b->clock ? b->clock : ""))
+		return 2;
+	return strcmp(a->output_dir, b->output_dir) || strcmp(a->file_pattern, b->file_pattern);
+}
+
+static const char *restart_key_changed(const struct rec_config *a, const struct rec_config *b)
+{
+	if (strcmp(a->source, b->source))
+		return "source";
+	if (strcmp(a->instance ? a->instance : "", b->instance ? b->instance : ""))
+		return "instance";
+	if (a->mode != b->mode)
+		return "mode";
+	if (strcmp(a->socket, b->socket))
+		return "socket";
+	if (strcmp(a->pidfile ? a->pidfile : "", b->pidfile ? b->pidfile : ""))
+		return "pidfile";
+	return NULL;
+}
+
+static void swap_str(char **a, char **b)
+{
+	char *t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void keep_restart_keys(struct rec_config *nc, struct rec_config *old)
+{
+	swap_str(&nc->source, &old->source);
+	swap_str(&nc->instance, &old->instance);
+	swap_str(&nc->socket, &old->socket);
+	swap_str(&nc->pidfile, &old->pidfile);
+	swap_str(&nc->log_file, &old->log_file);
+	nc->mode = old->mode;
+}
+
+int dmn_reload(struct recd *d, char *msg, size_t len)
+{
+	struct rec_config nc;
+	char err[CONFIG_ERR_LEN];
+	const char *key;
+	int ret, restart;
+
+	if (config_build(&nc, d->cfg_path, d->ov, d->nov, err)) {
+		snprintf(msg, len, "reload rejected, old configuration kept: %s", err);
+		log_err("%s", msg);
+		return -EINVAL;
+	}
+	key = restart_key_changed(&d->cfg, &nc);
+	restart = capture_changed(&d->cfg, &nc);
+	/* Keys that need a restart keep their old value; the rest apply now. */
+	if (key)
+		keep_restart_keys(&nc, &d->cfg);
+	config_free(&d->cfg);
+	d->cfg = nc;
+	log_max_level = d->cfg.log_level;
+	loop_set_timer(d->loop, d->tick_id, d->cfg.period_ms);
+	ret = 0;
+	if (restart && d->fl) {
+		/* Save what the buffer holds, then restart it with the new settings. */
+		dmn_flight_close(d);
+		d->fl = flight_start(&d->cfg, &ret);
+		restart = d->fl ? 3 : 0;
+		ret = d->fl ? 0 : -EIO;
+	} else if (restart && d->cap) {
+		if (dmn_next_file(d, "configuration reloaded", restart == 2))
+			ret = -EIO;
+	} else {
+		restart = 0;
+	}
+	snprintf(msg, len, "configuration reloaded%s%s%s", ret ? "" : restart == 1 ?
+		 "; continuing in a new file" : restart == 2 ?
+		 "; capture restarted in a new file" : restart == 3 ?
+		 "; flight recorder saved to a file and restarted" : "",
+		 key ? "; changing '" : "", key ? key : "");
+	if (key)
+		snprintf(msg + strlen(msg), len - strlen(msg), "' needs a restart (kept old)");
+	log_info("%s", msg);
+	return ret;
+}
+
+static void h_reload(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
+		     struct ctl_reply *r)
+{
+	struct recd *d = ctx;
+	char msg[512];
+	int ret = dmn_reload(d, msg, sizeof(msg));
+
+	if (ret == -EIO)
+		dmn_fail_and_quit(d, "restart after reload failed", ret);
+	ctl_reply_error(r, ret ? CTL_ST_FAILED : CTL_ST_OK, "%s", msg);
+}
+
+const struct ctl_command dmn_commands[] = {
+	{ CTL_CMD_PING,	    0, 0,	     1, h_ping },
+	{ CTL_CMD_STATUS,   0, 0,	     1, h_status },
+	{ CTL_CMD_STOP,	    0, 0,	     0, h_stop },
+	{ CTL_CMD_SNAPSHOT, 0, PATH_MAX - 1, 0, h_snapshot },
+	{ CTL_CMD_RELOAD,   0, 0,	     0, h_reload },
+	{ CTL_CMD_ROTATE,   0, 0,	     0, h_rotate },
+};
+const size_t dmn_nr_commands = sizeof(dmn_commands) / sizeof(dmn_commands[0]);

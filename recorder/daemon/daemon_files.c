@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's output files (daemon_local.h): a capture per file or across rotations,
+ * the next file's name, rotation by size and age, the disk budget, a removed output
+ * directory, a full disk or CPU region. The policy is described at the top of
+ * daemon_core.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/log.h"
+#include "daemon.h"
+#include "daemon_local.h"
+
+static void capture_failed(struct recd *d, long err);
+
+static void pump_failed(void *arg, long err)
+{
+	capture_failed(arg, err);
+}
+
+int dmn_capture_open(struct recd *d, const char *path)
+{
+	const struct rec_config *c = &d->cfg;
+	struct capture_params p = {
+		.source = c->source,
+		.instance = c->instance,
+		.create_instance = c->instance != NULL,
+		.events = (const char *const *)c->events,
+		.nr_events = c->nr_events,
+		.output = path,
+		.comp = c->comp,
+		.zstd_level = c->zstd_level,
+		.chunk_pages = c->chunk_pages,
+		.region_bytes = c->region_bytes,
+		.buffer_kb = c->buffer_kb,
+		.overwrite = c->mode == CONFIG_MODE_FLIGHT,
+		.clock = c->clock,
+		.period_ms = c->period_ms,
+		.sync_ms = c->sync_ms,
+	};
+	int err = 0;
+
+	d->cap = capture_start(&p, &err);
+	if (!d->cap)
+		return err ? err : -EIO;
+	snprintf(d->cur, sizeof(d->cur), "%s", path);
+	d->keep_fd = open(path, O_RDONLY | O_CLOEXEC);
+	d->rs.started = dmn_mono_now();
+	/* Flight mode never reads: the kernel keeps the newest data until a snapshot. */
+	if (c->mode == CONFIG_MODE_STREAM) {
+		d->pump = capture_pump_start(d->loop, d->cap, pump_failed, d);
+		if (!d->pump) {
+			capture_free(d->cap);
+			d->cap = NULL;
+			return -ENOMEM;
+		}
+	}
+	if (d->state == CTL_STATE_RUNNING)
+		log_info("capturing to %s", path);
+	return 0;
+}
+
+/* Copies the data of a file whose name was removed back to @path, from our own fd. */
+static void restore_removed(struct recd *d)
+{
+	struct stat st;
+	off_t off = 0;
+	int out, err;
+
+	if (fstat(d->keep_fd, &st) || st.st_nlink)
+		return;
+	err = rotate_mkdir_p(d->cfg.output_dir);
+	out = err ? -1 : open(d->cur, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	if (out < 0) {
+		log_err("%s was removed and cannot be restored: %s", d->cur,
+			strerror(err ? -err : errno));
+		return;
+	}
+	while (off < st.st_size)
+		if (sendfile(out, d->keep_fd, &off, st.st_size - off) <= 0)
+			break;
+	if (off < st.st_size || fsync(out))
+		log_err("restoring removed %s: %s", d->cur, strerror(errno));
+	else
+		log_warn("%s had been removed; its %lld bytes were restored", d->cur,
+			 (long long)st.st_size);
+	close(out);
+}
+
+/*
+ * Finishes the current file: drains every page written so far (tracing is turned off
+ * first by capture_stop), finishes the v7 tail, restores a removed file.
+ */
+int dmn_capture_close(struct recd *d)
+{
+	struct capture_status st;
+	int ret;
+
+	if (!d->cap)
+		return 0;
+	capture_pump_stop(d->pump);
+	d->pump = NULL;
+	ret = capture_stop(d->cap);
+	capture_status(d->cap, &st);
+	d->done_raw += st.raw_bytes;
+	d->done_file += st.file_bytes;
+	d->files++;
+	capture_free(d->cap);
+	d->cap = NULL;
+	if (ret)
+		log_warn("%s finished after an error (%s): valid up to its last synced chunk",
+			 d->cur, strerror(-ret));
+	if (d->keep_fd >= 0) {
+		restore_removed(d);
+		close(d->keep_fd);
+		d->keep_fd = -1;
+	}
+	return ret;
+}
+
+int dmn_new_file_path(struct recd *d, char *path, size_t len)
+{
+	int ret = rotate_mkdir_p(d->cfg.output_dir);
+
+	if (!ret)
+		ret = rotate_next_path(&d->cfg, &d->rs, time(NULL), path, len);
+	if (ret)
+		dmn_set_error(d, "cannot create the next output file name", ret);
+	return ret;
+}
+
+/*
+ * A new capture in @next: needed when what is captured changes (events, buffer size,
+ * clock, compression). Tracing pauses for the time capture_start() takes (metadata
+ * collection, ~0.5 s), and what is written between the restore of the old capture and
+ * the buffer reset of the new one is lost.
+ */
+static int restart_capture(struct recd *d, const char *next)
+{
+	dmn_capture_close(d);
+	return dmn_capture_open(d, next);
+}
+
+/* The capture core switches files under the running source: no event is lost. */
+static int switch_capture(struct recd *d, const char *next)
+{
+	struct capture_status st;
+	uint64_t raw, file;
+	int ret;
+
+	capture_status(d->cap, &st);
+	raw = st.done_raw_bytes;
+	file = st.done_file_bytes;
+	ret = capture_rotate(d->cap, next);
+	if (ret)
+		return ret;
+	/* The old file's final size is known once it is finished. */
+	capture_status(d->cap, &st);
+	d->done_raw += st.done_raw_bytes - raw;
+	d->done_file += st.done_file_bytes - file;
+	d->files++;
+	if (d->keep_fd >= 0) {
+		restore_removed(d);
+		close(d->keep_fd);
+	}
+	snprintf(d->cur, sizeof(d->cur), "%s", next);
+	d->keep_fd = open(next, O_RDONLY | O_CLOEXEC);
+	d->rs.started = dmn_mono_now();
+	log_info("capturing to %s", next);
+	return 0;
+}
+
+/*
+ * Finishes the current file and continues in the next one; @restart: with a new
+ * capture (the settings of what is captured changed).
+ */
+int dmn_next_file(struct recd *d, const char *why, int restart)
+{
+	char next[PATH_MAX];
+	int ret;
+
+	log_info("closing %s (%s)", d->cur, why);
+	ret = dmn_new_file_path(d, next, sizeof(next));
+	if (ret)
+		return ret;
+	rotate_enforce_budget(&d->cfg, &d->rs, d->cur, d->cfg.rotate_size);
+	ret = restart ? restart_capture(d, next) : switch_capture(d, next);
+	if (ret)
+		dmn_set_error(d, "cannot start the next file", ret);
+	return ret;
+}
+
+int dmn_switch_file(struct recd *d, const char *why)
+{
+	return dmn_next_file(d, why, 0);
+}
+
+/*
+ * At stop: tracing off, then everything still in the buffers goes to files, in a next
+ * one when a region fills up, so that capture_stop() has nothing left to lose.
+ */
+void dmn_drain_for_stop(struct recd *d)
+{
+	for (int i = 0; d->cap && i < 64; i++)
+		if (capture_drain(d->cap) != -ENOSPC ||
+		    dmn_switch_file(d, "a CPU region of the file is full"))
+			break;
+}
+
+void dmn_fail_and_quit(struct recd *d, const char *what, int err)
+{
+	dmn_set_error(d, what, err);
+	d->state = CTL_STATE_FAILED;
+	daemon_notify("STATUS=failed: %s", d->last_err);
+	d->exit_code = 1;
+	loop_quit(d->loop, 1);
+}
+
+static uint64_t disk_free(const char *dir)
+{
+	struct statvfs sv;
+
+	if (statvfs(dir, &sv))
+		return 0;
+	return (uint64_t)sv.f_bavail * sv.f_frsize;
+}
+
+/* A capture error: rotate when the writer's region is full, else finish and exit. */
+static void capture_failed(struct recd *d, long err)
+{
+	if (err == -ENOSPC) {
+		if (disk_free(d->cfg.output_dir) > DISK_FULL_MARGIN) {
+			if (!dmn_switch_file(d, "a CPU region of the file is full"))
+				return;
+			dmn_fail_and_quit(d, "cannot continue after a full region", -ENOSPC);
+			return;
+		}
+		if (d->cfg.disk_budget &&
+		    rotate_enforce_budget(&d->cfg, &d->rs, d->cur, 2 * DISK_FULL_MARGIN) > 0 &&
+		    disk_free(d->cfg.output_dir) > DISK_FULL_MARGIN && !dmn_switch_file(d, "disk full"))
+			return;
+		dmn_fail_and_quit(d, "disk full; the file keeps every synced chunk", -ENOSPC);
+		return;
+	}
+	dmn_fail_and_quit(d, "capture stopped", (int)err);
+}
+
+void dmn_housekeep(struct recd *d)
+{
+	struct stat sb;
+
+	/* The output directory (or the file) was removed under us. */
+	if (d->cap && d->keep_fd >= 0 && !fstat(d->keep_fd, &sb) && !sb.st_nlink) {
+		log_err("%s was removed (output directory %s deleted?)", d->cur,
+			d->cfg.output_dir);
+		if (dmn_switch_file(d, "file removed"))
+			dmn_fail_and_quit(d, "cannot recreate the output directory", -ENOENT);
+		return;
+	}
+	rotate_enforce_budget(&d->cfg, &d->rs, d->cur, 0);
+}
+
+/* Size and age limits, checked at every tick: a file overshoots by one period at most. */
+void dmn_check_rotation(struct recd *d)
+{
+	struct capture_status st;
+	const char *why;
+
+	capture_status(d->cap, &st);
+	why = rotate_due(&d->cfg, &d->rs, st.file_bytes, dmn_mono_now());
+	if (why && dmn_switch_file(d, why))
+		dmn_fail_and_quit(d, "rotation failed", -EIO);
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internals of the running daemon, shared by its files and nothing else:
+ *   daemon_core.c   the loop: daemon_run(), the tick, the watchdog, signals;
+ *   daemon_files.c  the output files: capture lifetime, rotation, the disk budget,
+ *                   faults of the output directory and the disk;
+ *   daemon_ctl.c    the control handlers (status, stop, snapshot, rotate, reload).
+ * Everything runs in the loop's one thread. Functions here use the dmn_ prefix.
+ */
+#ifndef REC_DAEMON_LOCAL_H
+#define REC_DAEMON_LOCAL_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "capture/capture.h"
+#include "capture/capture_pump.h"
+#include "capture/loop.h"
+#include "config.h"
+#include "ctl.h"
+#include "rotate.h"
+#include "snapshot.h"
+
+
+#define HOUSEKEEP_MS		1000	/* directory, budget and rotation checks */
+#define DISK_FULL_MARGIN	(4ULL << 20)
+
+struct recd {
+	struct rec_config		cfg;
+	const char			*cfg_path;
+	const struct config_override	*ov;
+	int				nov;
+	struct loop			*loop;
+	struct ctl_server		*ctl;
+	struct capture			*cap;
+	struct flight			*fl;		/* flight mode on tracefs */
+	struct capture_pump		*pump;		/* stream mode: moves the pages */
+	int				tick_id;
+	uint64_t			tick_ms_acc;
+	char				cur[PATH_MAX];	/* file being written */
+	int				keep_fd;	/* O_RDONLY on it: notices removal */
+	struct rotate_state		rs;
+	enum ctl_state			state;
+	char				last_err[256];
+	uint64_t			done_raw;	/* finished files */
+	uint64_t			done_file;
+	unsigned int			files;
+	unsigned int			snapshots;
+	struct timespec			t0;
+	int				exit_code;
+	char				*pidfile;	/* written by us, removed at exit */
+};
+
+/* daemon_core.c */
+time_t dmn_mono_now(void);
+uint64_t dmn_mono_ns(void);
+/* Logs "@what: strerror(-@err)" and keeps it for status. */
+void dmn_set_error(struct recd *d, const char *what, int err);
+void dmn_arm_stop_timeout(struct recd *d);
+
+/* daemon_files.c */
+int dmn_capture_open(struct recd *d, const char *path);
+int dmn_capture_close(struct recd *d);
+int dmn_new_file_path(struct recd *d, char *path, size_t len);
+/* Finishes the current file, goes on in the next; @restart: with a new capture. */
+int dmn_next_file(struct recd *d, const char *why, int restart);
+int dmn_switch_file(struct recd *d, const char *why);
+void dmn_drain_for_stop(struct recd *d);
+void dmn_fail_and_quit(struct recd *d, const char *what, int err);
+void dmn_housekeep(struct recd *d);
+void dmn_check_rotation(struct recd *d);
+
+/* daemon_ctl.c */
+extern const struct ctl_command dmn_commands[];
+extern const size_t dmn_nr_commands;
+int dmn_reload(struct recd *d, char *msg, size_t len);
+void dmn_flight_close(struct recd *d);
+
+#endif /* REC_DAEMON_LOCAL_H */
