@@ -2,7 +2,7 @@
 /*
  * recorderd control protocol: one request, one response, over a SOCK_SEQPACKET Unix
  * socket (one message each way, so framing is the kernel's). Shared by the daemon
- * (recorder/ctl_server.c) and the CLI (recorder/ctl_client.c).
+ * (recorder/daemon/ctl_server.c) and the CLI (recorder/daemon/ctl_client.c).
  *
  * Every message starts with a 24-byte header in host byte order (the socket is local).
  * The server checks, in this order, before it dispatches anything: the message length
@@ -100,7 +100,7 @@ enum ctl_mode {
 
 /**
  * struct ctl_status_cpu - per-CPU counters in a STATUS answer
- * Counters are those of struct capture_cpu_status (recorder/capture.h).
+ * Counters are those of struct capture_cpu_status (recorder/capture/capture.h).
  */
 struct ctl_status_cpu {
 	__u32	cpu;

@@ -449,18 +449,24 @@ long capture_service(struct capture *c, int cpu)
 	return total;
 }
 
-/* Finishes the current file (trace_output_finish); the writer is gone afterwards. */
-static int finish_file(struct capture *c)
+/* Refreshes the kernel's per-CPU counters from the source (when it is open). */
+static void refresh_stats(struct capture *c)
 {
-	for (int i = 0; i < c->ncpus; i++) {
+	for (int i = 0; c->src && c->src->ops->stats && i < c->ncpus; i++) {
 		struct source_cpu_stats st = { 0 };
 
-		if (c->src->ops->stats && !c->src->ops->stats(c->src, i, &st)) {
+		if (!c->src->ops->stats(c->src, i, &st)) {
 			c->cpu[i].entries = st.entries;
 			c->cpu[i].overrun = st.overrun;
 			c->cpu[i].lost = st.lost;
 		}
 	}
+}
+
+/* Finishes the current file (trace_output_finish); the writer is gone afterwards. */
+static int finish_file(struct capture *c)
+{
+	refresh_stats(c);
 	return trace_output_finish(&c->out, c->src, &c->raw_bytes, &c->file_bytes);
 }
 
@@ -583,17 +589,7 @@ int capture_rotate(struct capture *c, const char *output)
 void capture_status(struct capture *c, struct capture_status *st)
 {
 	memset(st, 0, sizeof(*st));
-	if (c->src) {
-		for (int i = 0; i < c->ncpus; i++) {
-			struct source_cpu_stats ss = { 0 };
-
-			if (c->src->ops->stats && !c->src->ops->stats(c->src, i, &ss)) {
-				c->cpu[i].entries = ss.entries;
-				c->cpu[i].overrun = ss.overrun;
-				c->cpu[i].lost = ss.lost;
-			}
-		}
-	}
+	refresh_stats(c);
 	st->source = c->source_name;
 	st->page_size = c->page_size;
 	if (c->out.w)

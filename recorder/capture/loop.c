@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * epoll event loop (recorder/loop.h). Handlers live in a small table indexed by slot;
+ * epoll event loop (recorder/capture/loop.h). Handlers live in a small table indexed by slot;
  * epoll carries the slot number and the slot's generation, so an event of a handler
  * removed during a wake-up (its slot freed, or already reused) is dropped, never
  * delivered to the wrong handler.

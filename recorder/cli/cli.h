@@ -9,4 +9,11 @@ int cmd_export(int argc, char **argv);	/* cmd_export.c */
 int cmd_daemon(int argc, char **argv);	/* cmd_daemon.c */
 int cmd_recover(int argc, char **argv);	/* cmd_recover.c */
 
+/*
+ * A whole number in 0..@max (decimal, 0x hex or 0 octal; 0 only if @zero_ok) for
+ * option @opt; a bad value is logged as "bad value 'S' for OPT". 0 or -EINVAL.
+ */
+int cli_parse_uint(const char *opt, const char *s, unsigned long long max, int zero_ok,
+		   unsigned long long *v);
+
 #endif /* REC_CLI_H */

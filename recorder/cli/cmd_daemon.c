@@ -243,7 +243,11 @@ static int parse_client(int argc, char **argv, struct client_opts *co, const cha
 		} else if (o == 'o' && strchr(extra, 'o')) {
 			co->out = optarg;
 		} else if (o == 't') {
-			co->timeout_s = strtoul(optarg, NULL, 10);
+			unsigned long long v;
+
+			if (cli_parse_uint("--timeout", optarg, 86400, 0, &v))
+				return 2;
+			co->timeout_s = (unsigned int)v;
 		} else if (o == 'h') {
 			printf("usage: recorderd %s\n", usage);
 			return 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * recorder/cmd_export.c - "recorderd export --fxt IN.dat OUT.fxt".
+ * recorder/cli/cmd_export.c - "recorderd export --fxt IN.dat OUT.fxt".
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -54,7 +54,7 @@ int cmd_export(int argc, char **argv)
 	struct fxt_export_opts opts = { 0 };
 	struct fxt_export_stats st;
 	int fxt = 0, quiet = 0, c, ret;
-	char *end;
+	unsigned long long v;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
@@ -63,21 +63,18 @@ int cmd_export(int argc, char **argv)
 			fxt = 1;
 			break;
 		case 't':
-			opts.ticks_per_second = strtoull(optarg, &end, 0);
-			if (*end || !opts.ticks_per_second) {
-				fprintf(stderr, "export: bad --ticks-per-second '%s'\n", optarg);
+			if (cli_parse_uint("--ticks-per-second", optarg, UINT64_MAX, 0,
+					   &v))
 				return 2;
-			}
+			opts.ticks_per_second = v;
 			break;
 		case 'g':
 			opts.no_generic = 1;
 			break;
 		case 'r':
-			opts.reopen_bytes = strtoull(optarg, &end, 0) << 20;
-			if (*end || !opts.reopen_bytes) {
-				fprintf(stderr, "export: bad --reopen-mb '%s'\n", optarg);
+			if (cli_parse_uint("--reopen-mb", optarg, 1ULL << 40, 0, &v))
 				return 2;
-			}
+			opts.reopen_bytes = v << 20;
 			break;
 		case 'q':
 			quiet = 1;

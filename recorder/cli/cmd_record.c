@@ -43,19 +43,6 @@ static void usage(FILE *f)
 		"  -v, --verbose          debug messages\n");
 }
 
-static int parse_uint(const char *opt, const char *s, unsigned long max, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || *v > max || (!*v && strcmp(opt, "-L"))) {
-		log_err("bad value '%s' for %s", s, opt);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static double cpu_seconds(void)
 {
 	struct rusage ru;
@@ -189,7 +176,7 @@ int cmd_record(int argc, char **argv)
 	const char **events = NULL;
 	int nr_events = 0, quiet = 0, opt, err = 0, ret;
 	struct record_run r = { 0 };
-	unsigned long v;
+	unsigned long long v;
 	double startup;
 	struct capture *c;
 	pid_t child = 0;
@@ -220,7 +207,7 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		case 'L':
-			if (parse_uint("-L", optarg, 22, &v))
+			if (cli_parse_uint("-L", optarg, 22, 1, &v))
 				goto bad;
 			p.zstd_level = (int)v;
 			break;
@@ -228,7 +215,7 @@ int cmd_record(int argc, char **argv)
 			p.output = optarg;
 			break;
 		case 'b':
-			if (parse_uint("-b", optarg, 1UL << 30, &v))
+			if (cli_parse_uint("-b", optarg, 1UL << 30, 0, &v))
 				goto bad;
 			p.buffer_kb = (unsigned int)v;
 			break;
@@ -240,27 +227,27 @@ int cmd_record(int argc, char **argv)
 			p.clock = optarg;
 			break;
 		case OPT_CHUNK:
-			if (parse_uint("--chunk-pages", optarg, 4096, &v))
+			if (cli_parse_uint("--chunk-pages", optarg, 4096, 0, &v))
 				goto bad;
 			p.chunk_pages = (unsigned int)v;
 			break;
 		case OPT_REGION:
-			if (parse_uint("--region-mb", optarg, 1UL << 24, &v))
+			if (cli_parse_uint("--region-mb", optarg, 1UL << 24, 0, &v))
 				goto bad;
 			p.region_bytes = (uint64_t)v << 20;
 			break;
 		case OPT_PERIOD:
-			if (parse_uint("--period-ms", optarg, 60000, &v))
+			if (cli_parse_uint("--period-ms", optarg, 60000, 0, &v))
 				goto bad;
 			p.period_ms = (unsigned int)v;
 			break;
 		case OPT_SYNC:
-			if (parse_uint("--sync-ms", optarg, 3600000, &v))
+			if (cli_parse_uint("--sync-ms", optarg, 3600000, 0, &v))
 				goto bad;
 			p.sync_ms = (unsigned int)v;
 			break;
 		case OPT_WATERMARK:
-			if (parse_uint("--watermark", optarg, 100, &v))
+			if (cli_parse_uint("--watermark", optarg, 100, 0, &v))
 				goto bad;
 			p.watermark = (int)v;
 			break;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Flight-recorder snapshots (recorder/snapshot.h): a one-shot drain of the kernel
+ * Flight-recorder snapshots (recorder/daemon/snapshot.h): a one-shot drain of the kernel
  * buffers into a second writer while tracing keeps running. Not a capture loop: the
  * source is opened for the drain and closed after it.
  */

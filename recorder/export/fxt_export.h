@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * recorder/fxt_export.h - trace.dat (any version libtracecmd reads) to FXT for Perfetto.
+ * recorder/export/fxt_export.h - trace.dat (any version libtracecmd reads) to FXT for Perfetto.
  */
 #ifndef REC_FXT_EXPORT_H
 #define REC_FXT_EXPORT_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* recorder/syscall_names.h - system call number to name, per traced machine. */
+/* recorder/export/syscall_names.h - system call number to name, per traced machine. */
 #ifndef REC_SYSCALL_NAMES_H
 #define REC_SYSCALL_NAMES_H
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * recorder/fxt_writer.c - buffered FXT output, string/thread tables with index reuse.
+ * recorder/format/fxt_writer.c - buffered FXT output, string/thread tables with index reuse.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * recorder/fxt_writer.h - buffered FXT record writer with string and thread tables.
+ * recorder/format/fxt_writer.h - buffered FXT record writer with string and thread tables.
  *
  * The writer owns the string table (indexes 1..32767) and the thread table (1..255) of
  * the one provider it writes. Interning a string or a thread writes its table record

@@ -2,7 +2,7 @@
 /*
  * recorderd recover: check a trace.dat v7 a crash left behind and repair it in place.
  *
- * What a crash can leave (recorder/v7_writer.h):
+ * What a crash can leave (recorder/format/v7_writer.h):
  *   - a valid file whose per-CPU regions hold chunks written after the last v7_sync():
  *     they are complete on disk but not counted; recover counts them in;
  *   - a file whose tail (OPTIONS) is missing or torn, e.g. killed inside v7_finish():

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* recorder/compress.c: the codec table, zstd frames as trace-cmd reads them. */
+/* recorder/format/compress.c: the codec table, zstd frames as trace-cmd reads them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

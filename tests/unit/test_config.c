@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * recorder/config.c and recorder/rotate.c: defaults, the file parser (every error names
+ * recorder/daemon/config.c and recorder/daemon/rotate.c: defaults, the file parser (every error names
  * its line), CLI overrides over the file, consistency checks, file names, the glob the
  * disk budget uses, and the budget itself on a scratch directory.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The control protocol (common/ctl_proto.h, recorder/ctl_server.c, ctl_client.c):
+ * The control protocol (common/ctl_proto.h, recorder/daemon/ctl_server.c, ctl_client.c):
  * ctl_check_request() on short, bad-magic, bad-reserved, bad-version, bad-length,
  * bad-command and bad-payload requests, then the same through a live socket served by
  * the daemon's event loop, including SO_PEERCRED read-only peers.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * recorder/loop.c: periodic timers (with their expiration counts), signals through
+ * recorder/capture/loop.c: periodic timers (with their expiration counts), signals through
  * signalfd, fd handlers, handlers removed during a wake-up, and loop_quit's code.
  */
 #include <signal.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * recorder/meta.c: splitting a module's concatenated format files into events, and
+ * recorder/format/meta.c: splitting a module's concatenated format files into events, and
  * collecting the running kernel's metadata from tracefs (skipped without it).
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * recorder/mmap_ring.c: the step that copies the reader sub-buffer out while the
+ * recorder/source/mmap_ring.c: the step that copies the reader sub-buffer out while the
  * kernel may still write to it (mmap_ring_take), on synthetic pages grown event by
  * event the way the kernel's writer grows them; every page handed over is decoded
  * with libtraceevent's kbuffer (what trace-cmd report uses): each event must come

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * recorder/v7_writer.c: byte-exact encoders (formats.md A.2-A.11, checked with the
+ * recorder/format/v7_writer.c: byte-exact encoders (formats.md A.2-A.11, checked with the
  * independent parser in tests/lib/dat_parse.c), round trips through libtracecmd,
  * crash states of v7_sync (fault injection at every file update), disk full, region
  * full, the state machine, and what `trace-cmd report`/`dump` print.
