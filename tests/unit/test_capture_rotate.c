@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tracefs.h>
+
 #include "kselftest_harness.h"
 #include "capture/capture.h"
 #include "util/log.h"
@@ -130,9 +132,18 @@ FIXTURE_VARIANT_ADD(rot, splice_raw) {
 
 FIXTURE_SETUP(rot)
 {
+	char path[PATH_MAX];
+	const char *dir;
+
 	snprintf(self->dir, sizeof(self->dir), "/tmp/test_capture_rotate.XXXXXX");
 	snprintf(self->inst, sizeof(self->inst), "test_rotate_%d", (int)getpid());
-	if (geteuid() || access("/sys/kernel/tracing/instances", W_OK))
+	/*
+	 * tracefs_tracing_dir() mounts tracefs when nothing has yet (a fresh boot, where
+	 * this is the first test to use it), as the recorder itself does.
+	 */
+	dir = tracefs_tracing_dir();
+	snprintf(path, sizeof(path), "%s/instances", dir ? dir : "/sys/kernel/tracing");
+	if (geteuid() || access(path, W_OK))
 		SKIP(return, "needs root and a writable tracefs");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 }
@@ -171,6 +182,9 @@ TEST_F_TIMEOUT(rot, flood_across_rotations, 120)
 	pid_t child;
 	long r = 0;
 
+	/* The 6.1 harness runs the body even when the setup skipped. */
+	if (self->dir[sizeof("/tmp/test_capture_rotate.") - 1] == 'X')
+		SKIP(return, "setup skipped");
 	snprintf(files[0], sizeof(files[0]), "%s/f%03d.dat", self->dir, 0);
 	p.output = files[nfiles++];
 	log_max_level = LOG_LVL_ERR;	/* one "region full" per file is expected */
