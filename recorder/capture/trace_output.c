@@ -68,6 +68,7 @@ int trace_output_begin(struct trace_output *o, struct v7_params *wp,
 	int ret;
 
 	wp->fd = o->fd;
+	wp->path = o->path;
 	o->w = v7_create(wp, m);
 	if (!o->w) {
 		ret = errno ? -errno : -EIO;
@@ -106,14 +107,11 @@ int trace_output_finish(struct trace_output *o, struct source *src, uint64_t *ra
 		cpustat = calloc((size_t)ncpus, sizeof(*cpustat));
 	for (int i = 0; cpustat && i < ncpus; i++)
 		cpustat[i] = src->ops->cpustat_text(src, i);
+	/* The writer syncs what it finishes (v7_finish.c). */
 	ret = v7_finish(o->w, cmdlines, cmdlines_len, cpustat);
 	if (ret)
 		log_err("finishing %s: %s; it keeps every chunk up to its last sync", o->path,
 			strerror(-ret));
-	if (!ret && fdatasync(o->fd)) {
-		ret = -errno;
-		log_err("writing %s: %s", o->path, strerror(errno));
-	}
 	v7_counters(o->w, raw, file);
 	for (int i = 0; cpustat && i < ncpus; i++)
 		free(cpustat[i]);

@@ -276,3 +276,66 @@ const char *v7_section_desc(uint16_t id)
 		return NULL;
 	return desc[id - V7_SEC_HEADER_INFO];
 }
+
+int v7_put_layout(struct v7_buf *b, const struct v7_layout *l)
+{
+	size_t start = b->len;
+	int ret;
+
+	ret = v7_buf_put(b, V7_LAYOUT_MAGIC, 8);
+	ret = ret ?: v7_buf_u32(b, V7_LAYOUT_VERSION);
+	ret = ret ?: v7_buf_u32(b, V7_LAYOUT_SIZE);
+	ret = ret ?: v7_buf_u64(b, l->data_base);
+	ret = ret ?: v7_buf_u64(b, l->region_bytes);
+	ret = ret ?: v7_buf_u64(b, l->tail_base);
+	ret = ret ?: v7_buf_u64(b, l->slot_size);
+	ret = ret ?: v7_buf_u32(b, l->ncpus);
+	ret = ret ?: v7_buf_u32(b, l->page_size);
+	ret = ret ?: v7_buf_u32(b, l->flags);
+	ret = ret ?: v7_buf_reserve(b, V7_LAYOUT_SIZE - (b->len - start));
+	if (ret)
+		return ret;
+	memset(b->p + b->len, 0, V7_LAYOUT_SIZE - (b->len - start));
+	b->len = start + V7_LAYOUT_SIZE;
+	return 0;
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+int v7_get_layout(const void *p, size_t len, struct v7_layout *l)
+{
+	const uint8_t *b = p;
+
+	if (len < V7_LAYOUT_SIZE || memcmp(b, V7_LAYOUT_MAGIC, 8) ||
+	    get_u32(b + 8) != V7_LAYOUT_VERSION || get_u32(b + 12) < 60)
+		return -EINVAL;
+	l->data_base = get_u64(b + 16);
+	l->region_bytes = get_u64(b + 24);
+	l->tail_base = get_u64(b + 32);
+	l->slot_size = get_u64(b + 40);
+	l->ncpus = get_u32(b + 48);
+	l->page_size = get_u32(b + 52);
+	l->flags = get_u32(b + 56);
+	/* Nothing from a file is trusted: sizes must fit together without overflow. */
+	if (!l->ncpus || l->ncpus > 4096 || l->page_size < 64 || l->page_size > (1U << 27) ||
+	    (l->page_size & (l->page_size - 1)) || !l->region_bytes ||
+	    l->region_bytes > (1ULL << 44) || l->data_base > (1ULL << 44) ||
+	    !l->slot_size || l->slot_size > (1ULL << 30) ||
+	    l->tail_base != l->data_base + (uint64_t)l->ncpus * l->region_bytes)
+		return -EINVAL;
+	return 0;
+}

@@ -129,4 +129,36 @@ int v7_put_cmdlines_body(struct v7_buf *b, const char *text, size_t len);
 /* The description trace-cmd gives metadata section @id ("headers", ...), or NULL. */
 const char *v7_section_desc(uint16_t id);
 
+/*
+ * The layout record: how a file being streamed is laid out, written right after the
+ * BUFFER section header, in bytes of that section no reader looks at (the BUFFER
+ * option points past them). recover reads it to find each CPU's region exactly. All
+ * fields little-endian; a finished (compacted) file has none.
+ */
+#define V7_LAYOUT_MAGIC		"RECDLYT1"
+#define V7_LAYOUT_VERSION	1
+#define V7_LAYOUT_ZSTD		(1U << 0)	/* flags: regions hold zstd chunks */
+
+struct v7_layout {
+	uint64_t	data_base;	/* region of CPU 0; CPU i at data_base + i * region_bytes */
+	uint64_t	region_bytes;
+	uint64_t	tail_base;	/* low tail slot; the high one is slot_size above */
+	uint64_t	slot_size;
+	uint32_t	ncpus;
+	uint32_t	page_size;
+	uint32_t	flags;		/* V7_LAYOUT_* */
+};
+
+#define V7_LAYOUT_SIZE		64	/* bytes the record takes, room to grow included */
+
+/* Appends the record (V7_LAYOUT_SIZE bytes). 0 or -ENOMEM. */
+int v7_put_layout(struct v7_buf *b, const struct v7_layout *l);
+
+/*
+ * Decodes a record from @p (@len bytes). Return: 0, or -EINVAL when there is none or
+ * its fields do not make sense (regions overlapping the tail, CPU counts past 4096,
+ * a page size that is not a power of two in 64..2^27).
+ */
+int v7_get_layout(const void *p, size_t len, struct v7_layout *l);
+
 #endif /* REC_V7_ENCODE_H */

@@ -1,167 +1,212 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Finishing a streaming v7 file (v7_finish(), v7_writer.h): the last chunks, then the
- * holes between the CPU regions removed and CMDLINES + OPTIONS + STRINGS written right
- * behind the last CPU's data, so the result is a compact file like trace-cmd's; the
- * header is flipped to the new tail last.
+ * Finishing a streaming v7 file (v7_finish(), v7_writer.h).
  *
- * Holes go with FALLOC_FL_COLLAPSE_RANGE, or, where the filesystem cannot collapse
- * (tmpfs, ...), by copying each CPU's data downwards. Where the data are copied down,
- * nothing the old tail refers to is overwritten (as long as no CPU's data moves by
- * less than its own size), so a kill at any point of finishing leaves the last synced
- * file or the finished one. With collapse, a kill between the first collapse and the
- * flip leaves a header naming a tail that moved; `recorderd recover` rebuilds it from
- * the chunk streams.
+ * First a last v7_sync() in place: the file is then complete (every chunk, CMDLINES,
+ * CPUSTAT) though still sparse, one region per CPU. Then the compact file is built
+ * BESIDE it, as .NAME.finishing in the same directory: the metadata copied as they are,
+ * each CPU's data copied behind them (copy_file_range: a reflink where the filesystem
+ * shares extents, an in-kernel copy elsewhere), CMDLINES + OPTIONS + STRINGS behind the
+ * last CPU's data, the header pointed at them; then it is renamed over the original
+ * (and, when durable, synced before and the directory after). Nothing the original's
+ * tail refers to is ever written, so a kill or a power cut at any instant leaves the
+ * complete original or the complete compact file under the name, and at worst a
+ * stray .NAME.finishing that recover and the daemon remove. Where the copy cannot be
+ * made (a full disk, no directory left), the original stays as the last sync left it:
+ * valid and complete, only not compacted.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
+#include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/log.h"
 #include "v7_writer_local.h"
 
-/* Moves @len bytes from @from down to @to (@to < @from; the ranges may overlap). */
-static int v7_move_down(struct v7_writer *w, uint64_t to, uint64_t from, uint64_t len)
+#define COPY_CHUNK	(1U << 20)
+
+/* @len bytes from @from of @in to @to of the writer's file; in-kernel when it can. */
+static int copy_range(struct v7_writer *w, int in, uint64_t from, uint64_t to, uint64_t len)
 {
-	size_t bsz = 1 << 20;
-	char *b = malloc(bsz);
+	char *b = NULL;
 	int ret = 0;
 
-	if (!b)
-		return -ENOMEM;
+	if (v7w_injected(w))
+		return w->err;
 	while (!ret && len) {
-		size_t n = len < bsz ? (size_t)len : bsz;
-		ssize_t r = pread(w->fd, b, n, (off_t)from);
+		loff_t src = (loff_t)from, dst = (loff_t)to;
+		size_t n = len < COPY_CHUNK ? (size_t)len : COPY_CHUNK;
+		ssize_t r = -1;
 
+		if (!b)
+			r = copy_file_range(in, &src, w->fd, &dst, n, 0);
+		if (r < 0 && !b && errno != EINTR) {
+			/* Another filesystem or an old kernel: copy through memory. */
+			b = malloc(COPY_CHUNK);
+			if (!b)
+				return -ENOMEM;
+		}
+		if (r < 0 && b) {
+			r = pread(in, b, n, (off_t)from);
+			if (r > 0)
+				ret = v7w_write(w, b, (size_t)r, to);
+		}
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
-			ret = v7w_fail(w, r < 0 ? -errno : -EIO, "read back");
+		if (r <= 0 && !ret)
+			ret = v7w_fail(w, r < 0 ? -errno : -EIO, "copy");
+		if (ret)
 			break;
-		}
-		ret = v7w_write(w, b, (size_t)r, to);
-		to += (uint64_t)r;
 		from += (uint64_t)r;
+		to += (uint64_t)r;
 		len -= (uint64_t)r;
 	}
 	free(b);
 	return ret;
 }
 
-/*
- * Removes the holes between the regions; fills @base with each CPU's final data
- * offset and returns the end of the last CPU's data in *@end.
- */
-static int v7_compact(struct v7_writer *w, uint64_t *base, uint64_t *end)
+/* Where each CPU's data go in the compact file; returns the end of the last. */
+static uint64_t compact_layout(struct v7_writer *w, uint64_t *base)
 {
-	uint64_t pos = w->data_base;
-	bool collapse = true;
-	int i, last = -1, ret = 0;
+	uint64_t end = w->buf_sec + V7_SEC_HDR_SIZE;
 
-	for (i = 0; i < w->ncpus; i++) {
-		uint64_t size = v7w_cpu_size(w, &w->cpus[i]);
-
+	for (int i = 0; i < w->ncpus; i++) {
 		base[i] = 0;
-		if (!size)
+		if (!v7w_cpu_size(w, &w->cpus[i]))
 			continue;
-		base[i] = pos;
-		*end = pos + w->cpus[i].used;
-		pos = v7w_round_up(*end, w->align);
-		last = i;
+		/* Uncompressed data must start page aligned (formats.md A.9). */
+		base[i] = v7w_round_up(end, w->ps);
+		end = base[i] + w->cpus[i].used;
 	}
-	if (last < 0) {
-		*end = w->buf_sec + V7_SEC_HDR_SIZE;
-		return 0;
-	}
-	/* Collapse the highest hole first: the lower regions keep their offsets. */
-	for (i = last; i >= 0; i--) {
-		struct v7_cpu *c = &w->cpus[i];
-		uint64_t start = w->data_base;
-		int j;
+	return end;
+}
 
-		if (!v7w_cpu_size(w, c))
-			continue;
-		for (j = i - 1; j >= 0; j--)
-			if (v7w_cpu_size(w, &w->cpus[j])) {
-				start = w->cpus[j].region + v7w_round_up(w->cpus[j].used, w->align);
-				break;
-			}
-		if (start == c->region)
-			continue;
-		if (!fallocate(w->fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)start,
-			       (off_t)(c->region - start)))
-			continue;
-		if (i != last || (errno != EOPNOTSUPP && errno != EINVAL))
-			return v7w_fail(w, -errno, "collapse range");
-		collapse = false;
-		break;
-	}
-	if (collapse)
-		return 0;
-	/* No collapse here (tmpfs, ...): copy each CPU's data down, lowest first. */
-	for (i = 0; !ret && i <= last; i++) {
-		if (!base[i] || base[i] == w->cpus[i].region)
-			continue;
-		ret = v7_move_down(w, base[i], w->cpus[i].region, w->cpus[i].used);
-	}
+/* Writes the compact file to w->fd (the new file), reading the data from @old. */
+static int write_compact(struct v7_writer *w, int old)
+{
+	uint64_t *base = w->base, end, opt_off, meta = w->buf_sec + V7_SEC_HDR_SIZE;
+	struct v7_buf tail = { 0 };
+	int ret;
+
+	end = compact_layout(w, base);
+	/* Initial header, metadata sections and the BUFFER section header, as they are. */
+	ret = copy_range(w, old, 0, 0, meta);
+	for (int i = 0; !ret && i < w->ncpus; i++)
+		if (base[i])
+			ret = copy_range(w, old, w->cpus[i].region, base[i], w->cpus[i].used);
+	ret = ret ?: v7w_build_tail(w, &tail, end, base, 0, w->compressed, &opt_off);
+	ret = ret ?: v7w_write(w, tail.p, tail.len, end);
+	ret = ret ?: v7w_patch_u64(w, w->buf_sec + 8, end - meta);
+	ret = ret ?: v7w_patch_u64(w, w->opt_ptr, opt_off);
+	ret = ret ?: v7w_truncate(w, end + tail.len);
+	v7_buf_free(&tail);
+	if (!ret)
+		w->file_bytes = end + tail.len;
 	return ret;
 }
 
-static int v7_write_cmdlines(struct v7_writer *w, uint64_t off, const char *text,
-			     size_t len, uint64_t *end)
+/* "DIR/.NAME.finishing" for @path. */
+static char *finishing_name(const char *path)
 {
-	struct v7_buf body = { 0 };
-	int ret = v7_put_cmdlines_body(&body, text, len);
+	char *d = strdup(path), *b = strdup(path), *out = NULL;
 
-	if (!ret) {
-		w->sec_off[V7_NR_META - 1] = off;
-		ret = v7w_write_section(w, off, V7_SEC_CMDLINES,
-					v7_section_desc(V7_SEC_CMDLINES), &body, end);
+	if (d && b && asprintf(&out, "%s/.%s.finishing", dirname(d), basename(b)) < 0)
+		out = NULL;
+	free(d);
+	free(b);
+	return out;
+}
+
+static int sync_dir_of(const char *path)
+{
+	char *d = strdup(path);
+	int fd, ret = 0;
+
+	if (!d)
+		return -ENOMEM;
+	fd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(d);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Builds the compact file beside the original and renames it over it. */
+static int compact_beside(struct v7_writer *w)
+{
+	char *tmp = finishing_name(w->path);
+	int old = w->fd, fd, ret;
+	struct stat st;
+
+	if (!tmp)
+		return -ENOMEM;
+	if (fstat(old, &st)) {
+		ret = -errno;
+		goto out;
 	}
-	v7_buf_free(&body);
+	unlink(tmp);	/* left by a kill during an earlier finish of this name */
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	w->fd = fd;
+	ret = write_compact(w, old);
+	/* Always: a rename over the original must never name data not yet on disk. */
+	if (!ret && fdatasync(fd))
+		ret = v7w_fail(w, -errno, "fdatasync");
+	if (!ret && v7w_injected(w))
+		ret = w->err;
+	if (!ret && rename(tmp, w->path))
+		ret = v7w_fail(w, -errno, "rename");
+	if (!ret && w->durable)
+		ret = sync_dir_of(w->path);
+	w->fd = old;
+	close(fd);
+	if (ret)
+		unlink(tmp);
+out:
+	free(tmp);
 	return ret;
 }
 
 /**
  * v7_finish() - complete the file
  * @w: writer
- * @cmdlines: saved_cmdlines text or NULL
+ * @cmdlines: CMDLINES text, or NULL to keep what v7_set_cmdlines() gave
  * @cmdlines_len: its length
- * @cpustat: per-CPU "stats" texts (NULL, or entries that may be NULL)
+ * @cpustat: per-CPU "stats" texts (NULL, or entries that may be NULL: kept as set)
  *
- * Writes the pending chunks, removes the holes between the CPU regions and writes
- * CMDLINES, OPTIONS and STRINGS behind the data. Not atomic (see the top comment).
- *
- * Return: 0 or -errno; on a write error before the compaction the file keeps its
- * last synced state.
+ * Return: 0 when the file is complete and compact; -errno when the compact copy could
+ * not be made (the file is then complete as the last sync left it, a warning says so)
+ * or when not even the last sync could be written (the file keeps the sync before).
  */
 int v7_finish(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
 	      char *const *cpustat)
 {
-	uint64_t *base = w->base, end, opt_off;
-	struct v7_buf tail = { 0 };
 	int ret = v7w_check_state(w, V7_ST_CAPTURE, __func__);
 
-	ret = ret ?: v7w_flush_all(w);
-	ret = ret ?: v7_compact(w, base, &end);
+	if (!ret && cmdlines)
+		ret = v7_set_cmdlines(w, cmdlines, cmdlines_len);
+	for (int i = 0; !ret && cpustat && i < w->ncpus; i++)
+		if (cpustat[i])
+			ret = v7_set_cpustat(w, i, cpustat[i]);
+	ret = ret ?: v7_sync(w);
 	if (ret)
 		return ret;
 	w->state = V7_ST_FINISHED;
-	ret = v7_write_cmdlines(w, end, cmdlines, cmdlines_len, &opt_off);
-	ret = ret ?: v7w_build_tail(w, &tail, opt_off, base, cpustat, 0, w->compressed);
-	ret = ret ?: v7w_write(w, tail.p, tail.len, opt_off);
-	ret = ret ?: v7w_barrier(w);
-	/*
-	 * Flip first: until the cut below the old BUFFER size still spans the new
-	 * sections, so both the reader and the section walk stay sane. After the cut
-	 * and before the size is patched only the walk (dump) misses STRINGS.
-	 */
-	ret = ret ?: v7w_patch_u64(w, w->opt_ptr, opt_off);
-	ret = ret ?: v7w_truncate(w, opt_off + tail.len);
-	ret = ret ?: v7w_patch_u64(w, w->buf_sec + 8, end - w->buf_sec - V7_SEC_HDR_SIZE);
-	ret = ret ?: v7w_barrier(w);
-	v7_buf_free(&tail);
+	if (!w->path)
+		return 0;
+	ret = compact_beside(w);
+	if (ret)
+		log_warn("%s is complete but not compacted (%s): it keeps its sparse CPU regions",
+			 w->path, strerror(-ret));
 	return ret;
 }

@@ -219,9 +219,9 @@ static int v7_put_buffer(struct v7_writer *w, struct v7_buf *b, const uint64_t *
  * The OPTIONS section body: section offsets, the caller's options, CPUSTATs, CPUCOUNT,
  * BUFFER, DONE = 0 (the order trace-cmd uses, A.7).
  */
-static int v7_put_options(struct v7_writer *w, struct v7_buf *b, const uint64_t *base,
-			  char *const *cpustat)
+static int v7_put_options(struct v7_writer *w, struct v7_buf *b, const uint64_t *base)
 {
+	char *const *cpustat = w->cpustat;
 	uint32_t ncpus = (uint32_t)w->ncpus;
 	int i, ret = 0;
 
@@ -246,22 +246,29 @@ static int v7_put_options(struct v7_writer *w, struct v7_buf *b, const uint64_t 
 	return ret;
 }
 
-/*
- * Builds OPTIONS + STRINGS at file offset @off into @out. @sec_end (0 = none) pads
- * STRINGS up to that offset; @compress_strings at finish only (padding must stay
- * readable as empty strings).
- */
 int v7w_build_tail(struct v7_writer *w, struct v7_buf *out, uint64_t off,
-			 const uint64_t *base, char *const *cpustat, uint64_t sec_end,
-			 bool compress_strings)
+		   const uint64_t *base, uint64_t sec_end, bool compress_strings,
+		   uint64_t *opt_off)
 {
-	struct v7_buf opts = { 0 };
-	int ret;
+	const char *cmd_desc = v7_section_desc(V7_SEC_CMDLINES);
+	struct v7_buf opts = { 0 }, body = { 0 };
+	int ret = 0;
 
-	/* Both descriptions must be in the table before it is written. */
-	if (v7_string_id(&w->strs, "options") < 0 || v7_string_id(&w->strs, "strings") < 0)
+	/* Every description must be in the table before it is written. */
+	if (v7_string_id(&w->strs, "options") < 0 || v7_string_id(&w->strs, "strings") < 0 ||
+	    (w->cmdlines && v7_string_id(&w->strs, cmd_desc) < 0))
 		return -ENOMEM;
-	ret = v7_put_options(w, &opts, base, cpustat);
+	w->sec_off[V7_NR_META - 1] = 0;
+	if (w->cmdlines) {
+		w->sec_off[V7_NR_META - 1] = off + out->len;
+		ret = v7_put_cmdlines_body(&body, w->cmdlines, w->cmdlines_len);
+		ret = ret ?: v7_put_section(out, &w->strs, V7_SEC_CMDLINES, cmd_desc, body.p,
+					    body.len, w->compressed ? w->codec : NULL, w->cctx,
+					    0);
+		v7_buf_free(&body);
+	}
+	*opt_off = off + out->len;
+	ret = ret ?: v7_put_options(w, &opts, base);
 	ret = ret ?: v7_put_section(out, &w->strs, V7_OPT_DONE, "options", opts.p, opts.len,
 				    NULL, NULL, 0);
 	ret = ret ?: v7_put_section(out, &w->strs, V7_SEC_STRINGS, "strings", w->strs.p,
@@ -308,19 +315,29 @@ static int v7_flush_cpu(struct v7_writer *w, struct v7_cpu *c)
 	return ret;
 }
 
-/* Writes partial chunks and raises the stored chunk counts (after their data). */
-int v7w_flush_all(struct v7_writer *w)
+int v7w_flush_data(struct v7_writer *w)
 {
 	int i, ret;
 
-	for (i = 0; i < w->ncpus; i++) {
-		struct v7_cpu *c = &w->cpus[i];
-
-		if (!w->compressed)
-			continue;
-		ret = v7_flush_cpu(w, c);
+	for (i = 0; w->compressed && i < w->ncpus; i++) {
+		ret = v7_flush_cpu(w, &w->cpus[i]);
 		if (ret)
 			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Raises the stored chunk counts. Only after a barrier behind the chunks: a count
+ * that reached the disk before its chunk would name garbage after a power cut.
+ */
+static int v7_write_counts(struct v7_writer *w)
+{
+	int i, ret;
+
+	for (i = 0; w->compressed && i < w->ncpus; i++) {
+		struct v7_cpu *c = &w->cpus[i];
+
 		if (c->nr_chunks == c->synced_chunks)
 			continue;
 		ret = v7w_write(w, &c->nr_chunks, 4, c->region);
@@ -360,15 +377,16 @@ static int v7_write_tail(struct v7_writer *w)
 	uint64_t off = w->tail_base + (target ? V7_SLOT_SIZE : 0);
 	uint64_t slot_end = w->tail_base + V7_SLOT_SIZE;
 	struct v7_buf out = { 0 };
+	uint64_t opt_off;
 	int i, ret;
 
 	for (i = 0; i < w->ncpus; i++)
 		base[i] = w->cpus[i].region;
-	ret = v7w_build_tail(w, &out, off, base, NULL, target ? 0 : slot_end, false);
+	ret = v7w_build_tail(w, &out, off, base, target ? 0 : slot_end, false, &opt_off);
 	if (ret)
 		goto out;
 	if (out.len > V7_SLOT_SIZE) {
-		log_err("trace.dat writer: options take %zu bytes, more than %llu",
+		log_err("trace.dat writer: command lines and options take %zu bytes, more than %llu",
 			out.len, (unsigned long long)V7_SLOT_SIZE);
 		ret = -E2BIG;
 		goto out;
@@ -381,8 +399,11 @@ static int v7_write_tail(struct v7_writer *w)
 	}
 	ret = v7w_write(w, out.p, out.len, off);
 	ret = ret ?: v7w_barrier(w);
-	/* The commit point: the header now names the new tail. */
-	ret = ret ?: v7w_patch_u64(w, w->opt_ptr, off);
+	/*
+	 * The commit point: the header now names the new tail. The barrier after it
+	 * makes the flip durable before the next sync overwrites the other slot.
+	 */
+	ret = ret ?: v7w_patch_u64(w, w->opt_ptr, opt_off);
 	ret = ret ?: v7w_barrier(w);
 	if (ret)
 		goto out;
@@ -408,9 +429,61 @@ int v7_sync(struct v7_writer *w)
 {
 	int ret = v7w_check_state(w, V7_ST_CAPTURE, __func__);
 
-	ret = ret ?: v7w_flush_all(w);
+	ret = ret ?: v7w_flush_data(w);
 	ret = ret ?: v7w_barrier(w);
+	ret = ret ?: v7_write_counts(w);
 	return ret ?: v7_write_tail(w);
+}
+
+/**
+ * v7_set_cmdlines() - the CMDLINES every tail from now on carries
+ * @w: writer
+ * @text: "PID COMM" lines (copied), or NULL for none
+ * @len: bytes of @text
+ *
+ * Return: 0, -ENOMEM, or -E2BIG when it cannot fit a tail slot (the old one stays).
+ */
+int v7_set_cmdlines(struct v7_writer *w, const char *text, size_t len)
+{
+	char *copy = NULL;
+
+	/* Worst case uncompressed: it must leave room for the options in the slot. */
+	if (text && len > V7_SLOT_SIZE / 2)
+		return -E2BIG;
+	if (text) {
+		copy = malloc(len ? len : 1);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, text, len);
+	}
+	free(w->cmdlines);
+	w->cmdlines = copy;
+	w->cmdlines_len = text ? len : 0;
+	return 0;
+}
+
+/**
+ * v7_set_cpustat() - the CPUSTAT option of @cpu every tail from now on carries
+ * @w: writer
+ * @cpu: CPU id
+ * @text: the text (copied), or NULL for none
+ *
+ * Return: 0, -EINVAL for a bad CPU or a text too long for a slot, -ENOMEM.
+ */
+int v7_set_cpustat(struct v7_writer *w, int cpu, const char *text)
+{
+	char *copy = NULL;
+
+	if (cpu < 0 || cpu >= w->ncpus || (text && strlen(text) > V7_SLOT_SIZE / 4 / w->ncpus))
+		return -EINVAL;
+	if (text) {
+		copy = strdup(text);
+		if (!copy)
+			return -ENOMEM;
+	}
+	free(w->cpustat[cpu]);
+	w->cpustat[cpu] = copy;
+	return 0;
 }
 
 /* Worst-case bytes @p buffered pages take once written as chunks. */
@@ -614,9 +687,12 @@ static int v7_alloc(struct v7_writer *w, const struct v7_params *p)
 	w->cpus = calloc((size_t)w->ncpus, sizeof(*w->cpus));
 	w->base = calloc((size_t)w->ncpus, sizeof(*w->base));
 	w->ext = calloc((size_t)w->ncpus, sizeof(*w->ext));
+	w->cpustat = calloc((size_t)w->ncpus, sizeof(*w->cpustat));
+	w->path = p->path ? strdup(p->path) : NULL;
 	w->clock = strdup(p->clock ? p->clock : "local");
 	w->buffer_name = strdup(p->buffer_name ? p->buffer_name : "");
-	if (!w->cpus || !w->base || !w->ext || !w->clock || !w->buffer_name)
+	if (!w->cpus || !w->base || !w->ext || !w->cpustat ||
+	    (p->path && !w->path) || !w->clock || !w->buffer_name)
 		return -ENOMEM;
 	w->cctx = codec_ctx_new(w->codec, p->zstd_level);
 	if (!w->cctx)
@@ -674,7 +750,8 @@ static int v7_layout(struct v7_writer *w, const struct v7_params *p, uint64_t of
 	w->region_bytes = v7w_round_up(p->region_bytes ? p->region_bytes : V7_DEF_REGION,
 				   w->align);
 	w->buf_sec = off;
-	w->data_base = v7w_round_up(off + V7_SEC_HDR_SIZE, w->align);
+	/* The layout record sits between the BUFFER section header and region 0. */
+	w->data_base = v7w_round_up(off + V7_SEC_HDR_SIZE + V7_LAYOUT_SIZE, w->align);
 	for (i = 0; i < w->ncpus; i++) {
 		w->cpus[i].region = w->data_base + (uint64_t)i * w->region_bytes;
 		/* Compressed, the region starts with the u32 chunk count. */
@@ -702,9 +779,19 @@ static int v7_write_buffer_header(struct v7_writer *w)
 	}
 	if (!ret) {
 		uint64_t size = w->tail_base - w->buf_sec - V7_SEC_HDR_SIZE;
+		struct v7_layout l = {
+			.data_base = w->data_base,
+			.region_bytes = w->region_bytes,
+			.tail_base = w->tail_base,
+			.slot_size = V7_SLOT_SIZE,
+			.ncpus = (uint32_t)w->ncpus,
+			.page_size = w->ps,
+			.flags = w->compressed ? V7_LAYOUT_ZSTD : 0,
+		};
 
 		memcpy(b.p + 8, &size, 8);
-		ret = v7w_write(w, b.p, b.len, w->buf_sec);
+		ret = v7_put_layout(&b, &l);
+		ret = ret ?: v7w_write(w, b.p, b.len, w->buf_sec);
 	}
 	v7_buf_free(&b);
 	return ret;
@@ -812,6 +899,11 @@ void v7_free(struct v7_writer *w)
 		free(w->cpus[i].chunk);
 	for (i = 0; i < w->nr_opts; i++)
 		free(w->opts[i].data);
+	for (i = 0; w->cpustat && i < w->ncpus; i++)
+		free(w->cpustat[i]);
+	free(w->cpustat);
+	free(w->cmdlines);
+	free(w->path);
 	free(w->opts);
 	free(w->cpus);
 	free(w->base);

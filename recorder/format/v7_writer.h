@@ -47,6 +47,8 @@ struct v7_params {
 	const char		*clock;		/* trace clock name for the BUFFER option */
 	const char		*buffer_name;	/* "" = top instance */
 	int			durable;	/* v7_sync also survives power loss (fdatasync) */
+	const char		*path;		/* the file's name: v7_finish() compacts it
+						 * beside it and renames; NULL = in place */
 };
 
 /* Creates the writer and writes the initial header and the metadata sections. */
@@ -70,12 +72,28 @@ int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n);
 int v7_reserve_pages(struct v7_writer *w, int cpu, off_t *off, size_t *max);
 int v7_commit_pages(struct v7_writer *w, int cpu, size_t n);
 
-/* Writes the partial chunk of every CPU and a valid tail; the file is then readable. */
+/*
+ * Writes the partial chunk of every CPU and a valid tail; the file is then readable.
+ * With @durable the order is data, fdatasync, counts and tail, fdatasync, the header
+ * flip, fdatasync: after a power cut at any instant the file reads back what the last
+ * completed sync covered.
+ */
 int v7_sync(struct v7_writer *w);
 
 /*
- * Finishes the file: pending chunks, CMDLINES (@cmdlines may be NULL), CPUSTAT per
- * CPU (@cpustat[cpu] may be NULL), the options, STRINGS; compacts the regions.
+ * What every tail from now on carries: the CMDLINES text (copied; NULL clears it) and
+ * the CPUSTAT text of @cpu. So a file a crash leaves behind names its tasks.
+ * 0 or -errno.
+ */
+int v7_set_cmdlines(struct v7_writer *w, const char *text, size_t len);
+int v7_set_cpustat(struct v7_writer *w, int cpu, const char *text);
+
+/*
+ * Finishes the file: pending chunks, CMDLINES (@cmdlines, or the last one set),
+ * CPUSTAT per CPU (@cpustat[cpu], or the last set), the options, STRINGS; then the
+ * compact file is built beside it and renamed over it (v7_finish.c). The file stays
+ * valid at every instant; where the compact copy cannot be made it stays as the last
+ * sync left it (complete, not compacted) and a warning says so.
  */
 int v7_finish(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
 	      char *const *cpustat);

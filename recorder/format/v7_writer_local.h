@@ -63,6 +63,10 @@ struct v7_writer {
 	size_t			chunk_worst;	/* 8 + bound of a full chunk */
 	char			*clock;
 	char			*buffer_name;
+	char			*path;		/* for finishing beside it; NULL = in place */
+	char			*cmdlines;	/* CMDLINES text every tail carries, or NULL */
+	size_t			cmdlines_len;
+	char			**cpustat;	/* [ncpus] CPUSTAT texts, entries may be NULL */
 	uint64_t		opt_ptr;	/* the header's options-offset field */
 	uint64_t		sec_off[V7_NR_META];	/* HEADER_INFO..CMDLINES, 0 = none */
 	uint64_t		buf_sec;	/* BUFFER section header */
@@ -99,18 +103,19 @@ int v7w_barrier(struct v7_writer *w);
 int v7w_check_state(const struct v7_writer *w, enum v7_state want, const char *fn);
 /* Bytes of a CPU's data the reader is told about (A.9, A.10). */
 uint64_t v7w_cpu_size(const struct v7_writer *w, const struct v7_cpu *c);
-/* Writes the partial chunks and raises the stored chunk counts (after their data). */
-int v7w_flush_all(struct v7_writer *w);
+/* Writes every CPU's partial chunk (data only: the counts follow a barrier later). */
+int v7w_flush_data(struct v7_writer *w);
 /* A section with @body at @off (compressed when the file is); *@end = its end. */
 int v7w_write_section(struct v7_writer *w, uint64_t off, uint16_t id, const char *desc,
 		      const struct v7_buf *body, uint64_t *end);
 /*
- * OPTIONS + STRINGS for file offset @off into @out; @base[cpu] = each CPU's data
- * offset, @cpustat per-CPU texts or NULL, @sec_end pads STRINGS up to there (0 = no),
+ * The tail for file offset @off into @out: CMDLINES (when set), OPTIONS, STRINGS.
+ * @base[cpu] = each CPU's data offset, @sec_end pads STRINGS up to there (0 = no),
  * @compress_strings at finish only (padding must stay readable as empty strings).
+ * *@opt_off receives where OPTIONS starts: what the header must point at.
  */
 int v7w_build_tail(struct v7_writer *w, struct v7_buf *out, uint64_t off,
-		   const uint64_t *base, char *const *cpustat, uint64_t sec_end,
-		   bool compress_strings);
+		   const uint64_t *base, uint64_t sec_end, bool compress_strings,
+		   uint64_t *opt_off);
 
 #endif /* REC_V7_WRITER_LOCAL_H */

@@ -70,6 +70,7 @@ static int tw_open_in(struct tw *t, const char *dir, enum v7_compression comp, i
 	p.clock = "local";
 	p.buffer_name = "";
 	p.durable = tw_durable;
+	p.path = t->path;
 	t->w = v7_create(&p, &t->m);
 	return t->w ? 0 : -errno;
 }
@@ -569,7 +570,8 @@ TEST(finish_is_compact)
 
 	ASSERT_EQ(0, tw_open_in(&t, NULL, V7_COMP_NONE, 2, 0, 64 << 20));
 	finish_simple(_metadata, &t, 2, 500);
-	ASSERT_EQ(0, fstat(t.fd, &st));
+	/* The compact file was built beside and renamed over: t.fd is the old one. */
+	ASSERT_EQ(0, stat(t.path, &st));
 	ASSERT_EQ(0, dp_open(t.path, &f));
 	EXPECT_TRUE(f.walk_ok);
 	/* metadata + 2 CPUs of pages + at most a page of padding each + the tail */
