@@ -68,6 +68,7 @@ struct capture {
 	uint64_t			done_raw;	/* files finished by capture_rotate */
 	uint64_t			done_file;
 	unsigned int			rotations;
+	int				moved;		/* pages moved since the last sync */
 	double				seconds;
 	int				running;
 	int				paused;		/* capture_drain() turned tracing off */
@@ -139,6 +140,7 @@ static long append_fitting(struct capture *c, int cpu, const char *pages, size_t
 
 static void account(struct capture *c, int cpu, size_t n)
 {
+	c->moved |= n > 0;
 	c->cpu[cpu].pages += n;
 	c->cpu[cpu].bytes += (uint64_t)n * c->page_size;
 }
@@ -359,6 +361,7 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	wp->region_bytes = p->region_bytes;
 	wp->clock = c->clock;
 	wp->buffer_name = "";
+	wp->durable = p->durable;
 	ret = trace_output_begin(&c->out, wp, &c->meta);
 	if (ret)
 		goto fail;
@@ -410,6 +413,45 @@ int capture_timeout_ms(struct capture *c)
 	return (int)((c->next_tick_ns - now + 999999) / 1000000);
 }
 
+/* Refreshes the kernel's per-CPU counters from the source (when it is open). */
+static void refresh_stats(struct capture *c)
+{
+	for (int i = 0; c->src && c->src->ops->stats && i < c->ncpus; i++) {
+		struct source_cpu_stats st = { 0 };
+
+		if (!c->src->ops->stats(c->src, i, &st)) {
+			c->cpu[i].entries = st.entries;
+			c->cpu[i].overrun = st.overrun;
+			c->cpu[i].lost = st.lost;
+		}
+	}
+}
+
+/*
+ * What a sync promises: every event written before it began is in the file. So the
+ * pages the kernel is still filling are taken first (each source cuts them so that
+ * the page format holds), and the tail's command lines and CPU stats are refreshed
+ * when pages moved: a file a crash leaves names its tasks. Idle, none of it runs.
+ */
+static int sync_file(struct capture *c)
+{
+	long r;
+	int ret;
+
+	for (int i = 0; i < c->ncpus && !c->held; i++) {
+		r = move_cpu(c, i, 1, ROUNDS_PER_WAKE);
+		if (r < 0)
+			return (int)r;
+	}
+	if (c->moved) {
+		c->moved = 0;
+		refresh_stats(c);
+		trace_output_refresh(&c->out, c->src);
+	}
+	ret = v7_sync(c->out.w);
+	return ret ? fail(c, ret, -1) : 0;
+}
+
 unsigned int capture_period_ms(const struct capture *c)
 {
 	return c->period_ms;
@@ -442,25 +484,11 @@ long capture_service(struct capture *c, int cpu)
 		c->next_tick_ns = now + c->period_ms * 1000000ULL;
 	if (now >= c->next_sync_ns) {
 		c->next_sync_ns = now + c->sync_ms * 1000000ULL;
-		ret = v7_sync(c->out.w);
+		ret = sync_file(c);
 		if (ret)
-			return fail(c, ret, -1);
+			return ret;
 	}
 	return total;
-}
-
-/* Refreshes the kernel's per-CPU counters from the source (when it is open). */
-static void refresh_stats(struct capture *c)
-{
-	for (int i = 0; c->src && c->src->ops->stats && i < c->ncpus; i++) {
-		struct source_cpu_stats st = { 0 };
-
-		if (!c->src->ops->stats(c->src, i, &st)) {
-			c->cpu[i].entries = st.entries;
-			c->cpu[i].overrun = st.overrun;
-			c->cpu[i].lost = st.lost;
-		}
-	}
 }
 
 /* Finishes the current file (trace_output_finish); the writer is gone afterwards. */

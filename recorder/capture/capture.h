@@ -45,6 +45,7 @@ struct capture_params {
 	unsigned int		sync_ms;	/* v7_sync() interval, 0 = 1000 ms */
 	unsigned int		batch_pages;	/* pages per CPU per wake-up, 0 = 256 */
 	int			watermark;	/* buffer_percent to wake at, 0 = 10, -1 = leave */
+	int			durable;	/* each sync survives a power cut (fdatasync) */
 };
 
 /* One fd the caller's loop polls for POLLIN; readable means "service @cpu". */
@@ -112,7 +113,9 @@ unsigned int capture_period_ms(const struct capture *c);
  * @cpu:	the CPU whose fd was readable, or -1 for all CPUs (timer)
  *
  * Moves up to batch_pages whole pages per CPU to the writer, and syncs the file
- * when sync_ms has passed.
+ * when sync_ms has passed: then the pages the kernel is still filling are taken too,
+ * and the command lines and per-CPU stats refreshed when pages moved since the last
+ * sync, so the synced file holds every event written before the sync began.
  *
  * A full CPU region of the file returns -ENOSPC without making it sticky: the pages
  * the writer refused are kept and the next capture_rotate() writes them first (until

@@ -17,17 +17,62 @@
 #define RECORDERD_VERSION	"0.1"
 #endif
 
-/* The options of every file, in the order trace-cmd writes them. */
-static int add_options(struct v7_writer *w, const struct trace_meta *m)
+/*
+ * TRACECLOCK as the trace_clock file reads, with the clock the pages were stamped with
+ * in brackets: tracefs's list marks its own selection, which a source with a clock of
+ * its own (the module) does not use. Malloc'd, or NULL.
+ */
+static char *clock_option(const char *list, const char *clock)
 {
+	size_t cl = strlen(clock), n = 0;
+	const char *p = list ? list : "";
+	char *out = malloc(strlen(p) + cl + 5);
+	int marked = 0;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		size_t wl;
+
+		while (*p == ' ' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		if (*p == '[')
+			p++;
+		wl = strcspn(p, " ]\n");
+		if (n)
+			out[n++] = ' ';
+		if (wl == cl && !strncmp(p, clock, cl) && !marked) {
+			n += (size_t)sprintf(out + n, "[%s]", clock);
+			marked = 1;
+		} else {
+			memcpy(out + n, p, wl);
+			n += wl;
+		}
+		p += wl;
+		if (*p == ']')
+			p++;
+	}
+	if (!marked)
+		n += (size_t)sprintf(out + n, "%s[%s]", n ? " " : "", clock);
+	out[n++] = '\n';
+	out[n] = '\0';
+	return out;
+}
+
+/* The options of every file, in the order trace-cmd writes them. */
+static int add_options(struct v7_writer *w, const struct trace_meta *m, const char *clock)
+{
+	char *tc = clock_option(m->trace_clock, clock ? clock : "local");
 	struct utsname u;
 	uint64_t id = 0;
 	char buf[4 * sizeof(u.release)];
-	int ret = 0;
+	int ret = tc ? 0 : -ENOMEM;
 
-	if (m->trace_clock)
-		ret = v7_add_option(w, V7_OPT_TRACECLOCK, m->trace_clock,
-				    (uint32_t)strlen(m->trace_clock) + 1);
+	if (!ret)
+		ret = v7_add_option(w, V7_OPT_TRACECLOCK, tc, (uint32_t)strlen(tc) + 1);
+	free(tc);
 	if (!ret && !uname(&u)) {
 		snprintf(buf, sizeof(buf), "%s %s %s %s", u.sysname, u.nodename, u.release,
 			 u.machine);
@@ -46,7 +91,7 @@ int trace_output_open(struct trace_output *o, const char *path, int excl)
 {
 	int ret;
 
-	o->w = NULL;
+	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	o->path = strdup(path);
 	if (!o->path)
@@ -75,7 +120,7 @@ int trace_output_begin(struct trace_output *o, struct v7_params *wp,
 		log_err("cannot write the trace.dat header to %s: %s", o->path, strerror(-ret));
 		goto fail;
 	}
-	ret = add_options(o->w, m);
+	ret = add_options(o->w, m, wp->clock);
 	if (ret) {
 		log_err("cannot add options to %s: %s", o->path, strerror(-ret));
 		goto fail;
@@ -94,29 +139,105 @@ int trace_output_create(struct trace_output *o, const char *path, int excl,
 	return ret ?: trace_output_begin(o, wp, m);
 }
 
+/* A file's command lines are bounded: the oldest exited tasks go first past this. */
+#define CMDLINES_MAX	(256U << 10)
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * @fresh (the tasks alive now, first: libtraceevent keeps the first name given for a
+ * pid) followed by the lines of @old whose pid @fresh does not have. Malloc'd.
+ */
+static char *merge_cmdlines(const char *fresh, size_t flen, const char *old, size_t olen,
+			    size_t *len)
+{
+	size_t n = 0, cap = 0, out = 0;
+	long *pids = NULL;
+	char *m;
+
+	for (const char *p = fresh; p && p < fresh + flen; ) {
+		const char *nl = memchr(p, '\n', (size_t)(fresh + flen - p));
+
+		if (n == cap) {
+			long *g = realloc(pids, (cap = cap ? cap * 2 : 1024) * sizeof(*pids));
+
+			if (!g) {
+				free(pids);
+				return NULL;
+			}
+			pids = g;
+		}
+		pids[n++] = strtol(p, NULL, 10);
+		p = nl ? nl + 1 : fresh + flen;
+	}
+	if (pids)
+		qsort(pids, n, sizeof(*pids), cmp_long);
+	m = malloc(flen + olen + 1);
+	if (!m) {
+		free(pids);
+		return NULL;
+	}
+	memcpy(m, fresh, flen);
+	out = flen;
+	for (const char *p = old; p && p < old + olen; ) {
+		const char *nl = memchr(p, '\n', (size_t)(old + olen - p));
+		size_t l = (size_t)((nl ? nl + 1 : old + olen) - p);
+		long pid = strtol(p, NULL, 10);
+
+		if (out + l <= CMDLINES_MAX &&
+		    (!pids || !bsearch(&pid, pids, n, sizeof(*pids), cmp_long))) {
+			memcpy(m + out, p, l);
+			out += l;
+		}
+		p += l;
+	}
+	free(pids);
+	*len = out;
+	return m;
+}
+
+int trace_output_refresh(struct trace_output *o, struct source *src)
+{
+	size_t flen = 0, mlen = 0;
+	char *fresh = tracing_cmdlines(&flen), *merged, *text;
+	int ret = 0;
+
+	merged = fresh ? merge_cmdlines(fresh, flen, o->cmdlines, o->cmdlines_len, &mlen) :
+		 NULL;
+	free(fresh);
+	if (merged) {
+		free(o->cmdlines);
+		o->cmdlines = merged;
+		o->cmdlines_len = mlen;
+	}
+	if (o->cmdlines)
+		ret = v7_set_cmdlines(o->w, o->cmdlines, o->cmdlines_len);
+	for (int i = 0; !ret && src && src->ops->cpustat_text && i < src->ncpus; i++) {
+		text = src->ops->cpustat_text(src, i);
+		if (text)
+			ret = v7_set_cpustat(o->w, i, text);
+		free(text);
+	}
+	return ret;
+}
+
 int trace_output_finish(struct trace_output *o, struct source *src, uint64_t *raw,
 			uint64_t *file)
 {
-	int ncpus = src ? src->ncpus : 0;
-	char **cpustat = NULL, *cmdlines;
-	size_t cmdlines_len = 0;
 	int ret;
 
-	cmdlines = tracing_cmdlines(&cmdlines_len);
-	if (src && src->ops->cpustat_text)
-		cpustat = calloc((size_t)ncpus, sizeof(*cpustat));
-	for (int i = 0; cpustat && i < ncpus; i++)
-		cpustat[i] = src->ops->cpustat_text(src, i);
+	trace_output_refresh(o, src);
 	/* The writer syncs what it finishes (v7_finish.c). */
-	ret = v7_finish(o->w, cmdlines, cmdlines_len, cpustat);
+	ret = v7_finish(o->w, NULL, 0, NULL);
 	if (ret)
 		log_err("finishing %s: %s; it keeps every chunk up to its last sync", o->path,
 			strerror(-ret));
 	v7_counters(o->w, raw, file);
-	for (int i = 0; cpustat && i < ncpus; i++)
-		free(cpustat[i]);
-	free(cpustat);
-	free(cmdlines);
 	trace_output_discard(o, 0);
 	return ret;
 }
@@ -133,4 +254,7 @@ void trace_output_discard(struct trace_output *o, int remove)
 	o->fd = -1;
 	free(o->path);
 	o->path = NULL;
+	free(o->cmdlines);
+	o->cmdlines = NULL;
+	o->cmdlines_len = 0;
 }

@@ -17,6 +17,8 @@ struct trace_output {
 	char			*path;
 	int			fd;		/* -1 when closed */
 	struct v7_writer	*w;
+	char			*cmdlines;	/* every task seen so far, "PID COMM" lines */
+	size_t			cmdlines_len;
 };
 
 /*
@@ -41,14 +43,25 @@ int trace_output_create(struct trace_output *o, const char *path, int excl,
 			struct v7_params *wp, const struct trace_meta *m);
 
 /**
+ * trace_output_refresh() - refresh what the file's tail names
+ * @o:		an output trace_output_create() made
+ * @src:	source whose per-CPU stats go into CPUSTAT (may be NULL)
+ *
+ * The command lines of the tasks alive now, then those of tasks seen by an earlier
+ * refresh that have exited since (so the file names every task it saw; bounded), and
+ * each CPU's stats. The next v7_sync() writes them. Return: 0 or -errno.
+ */
+int trace_output_refresh(struct trace_output *o, struct source *src);
+
+/**
  * trace_output_finish() - finish the file and close it
  * @o:		an output trace_output_create() made
  * @src:	source whose per-CPU stats go into CPUSTAT (may be NULL)
  * @raw:	page bytes the file took (may be NULL)
  * @file:	bytes written to it (may be NULL)
  *
- * Reads the command lines now (they name the tasks seen since the start), finishes
- * the tail, syncs the data and closes. On failure the file keeps every chunk up to
+ * Refreshes the command lines and stats (trace_output_refresh), finishes the tail,
+ * syncs the data and closes. On failure the file keeps every chunk up to
  * its last sync.
  *
  * Return: 0 or -errno (logged).

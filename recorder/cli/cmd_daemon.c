@@ -73,6 +73,9 @@ static void start_usage(FILE *f)
 "  -d, --output-dir DIR     where files go\n"
 "  -i, --instance NAME      tracefs instance to record (created if missing)\n"
 "  -m, --mode stream|flight stream to files, or keep in memory until snapshot\n"
+"      --durability power|process\n"
+"                           each sync survives a power cut (default), or a crash\n"
+"                           of recorderd only (no fdatasync while recording)\n"
 "  -O, --set KEY=VALUE      any config key\n"
 "      --socket PATH        control socket (default $RECORDERD_SOCKET or "
 	CTL_SOCKET_PATH ")\n"
@@ -97,7 +100,7 @@ static const struct {
 	const char	*key;
 } opt_keys[] = {
 	{ 'C', "compression" }, { 'b', "buffer_kb" }, { 's', "source" }, { 'd', "output_dir" },
-	{ 'i', "instance" }, { 'm', "mode" }, { 'S', "socket" },
+	{ 'i', "instance" }, { 'm', "mode" }, { 'S', "socket" }, { 'D', "durability" },
 };
 
 static int cmd_start(int argc, char **argv)
@@ -113,6 +116,7 @@ static int cmd_start(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "set", required_argument, NULL, 'O' },
 		{ "socket", required_argument, NULL, 'S' },
+		{ "durability", required_argument, NULL, 'D' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }

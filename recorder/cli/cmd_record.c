@@ -38,6 +38,9 @@ static void usage(FILE *f)
 		"      --region-mb N      per-CPU file region in MiB (default 4096)\n"
 		"      --period-ms N      timer wake-up period (default 200)\n"
 		"      --sync-ms N        make the file complete on disk every N ms (default 1000)\n"
+		"      --durability power|process\n"
+		"                         each sync survives a power cut (default), or a crash\n"
+		"                         of recorderd only (no fdatasync while recording)\n"
 		"      --watermark PCT    wake up when a CPU ring is PCT%% full (default 10)\n"
 		"  -q, --quiet            no summary\n"
 		"  -v, --verbose          debug messages\n");
@@ -146,7 +149,7 @@ static pid_t start_child(char **argv, const sigset_t *old)
 
 int cmd_record(int argc, char **argv)
 {
-	enum { OPT_CHUNK = 256, OPT_REGION, OPT_PERIOD, OPT_SYNC, OPT_WATERMARK };
+	enum { OPT_CHUNK = 256, OPT_REGION, OPT_PERIOD, OPT_SYNC, OPT_WATERMARK, OPT_DURABILITY };
 	static const struct option opts[] = {
 		{ "source",	 required_argument, NULL, 's' },
 		{ "event",	 required_argument, NULL, 'e' },
@@ -161,6 +164,7 @@ int cmd_record(int argc, char **argv)
 		{ "period-ms",	 required_argument, NULL, OPT_PERIOD },
 		{ "sync-ms",	 required_argument, NULL, OPT_SYNC },
 		{ "watermark",	 required_argument, NULL, OPT_WATERMARK },
+		{ "durability",	 required_argument, NULL, OPT_DURABILITY },
 		{ "quiet",	 no_argument,	    NULL, 'q' },
 		{ "verbose",	 no_argument,	    NULL, 'v' },
 		{ "help",	 no_argument,	    NULL, 'h' },
@@ -171,6 +175,7 @@ int cmd_record(int argc, char **argv)
 		.output = "trace.dat",
 		.comp = V7_COMP_ZSTD,
 		.region_bytes = 4096ULL << 20,
+		.durable = 1,
 	};
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD, 0 };
 	const char **events = NULL;
@@ -250,6 +255,14 @@ int cmd_record(int argc, char **argv)
 			if (cli_parse_uint("--watermark", optarg, 100, 0, &v))
 				goto bad;
 			p.watermark = (int)v;
+			break;
+		case OPT_DURABILITY:
+			if (strcmp(optarg, "power") && strcmp(optarg, "process")) {
+				log_err("bad value '%s' for --durability (power or process)",
+					optarg);
+				goto bad;
+			}
+			p.durable = !strcmp(optarg, "power");
 			break;
 		case 'q':
 			quiet = 1;

@@ -48,6 +48,9 @@ static const struct key_enum levels[] = {
 	{ "warning", LOG_LVL_WARN }, { "info", LOG_LVL_INFO }, { "debug", LOG_LVL_DEBUG },
 	{ NULL, 0 }
 };
+static const struct key_enum durabilities[] = {
+	{ "power", 1 }, { "process", 0 }, { NULL, 0 }
+};
 static const struct key_enum sources[] = {
 	{ "auto", 0 }, { "kmod", 0 }, { "mmap", 0 }, { "splice", 0 }, { NULL, 0 }
 };
@@ -79,6 +82,7 @@ static const struct config_key keys[] = {
 	{ "clock",	  K_STR,    F(clock),	       0, 0, clocks },
 	{ "period_ms",	  K_UINT,   F(period_ms),      10, 60000, NULL },
 	{ "sync_ms",	  K_UINT,   F(sync_ms),	       10, 3600000, NULL },
+	{ "durability",	  K_ENUM,   F(durable),	       0, 0, durabilities },
 	{ "watchdog_ms",  K_UINT,   F(watchdog_ms),    0, 3600000, NULL },
 	{ "stop_timeout", K_SECS,   F(stop_timeout_s), 1, 3600, NULL },
 	{ "socket",	  K_PATH,   F(socket),	       0, 0, NULL },
@@ -112,6 +116,7 @@ void config_defaults(struct rec_config *c)
 	c->disk_budget = 0;
 	c->period_ms = 200;
 	c->sync_ms = 1000;
+	c->durable = 1;
 	c->stop_timeout_s = 30;
 	c->socket = strdup(CTL_SOCKET_PATH);
 	c->log_level = LOG_LVL_INFO;

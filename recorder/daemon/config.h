@@ -41,6 +41,7 @@ struct rec_config {
 	char			*clock;		/* trace clock, NULL = leave */
 	unsigned int		period_ms;	/* timer wake-up */
 	unsigned int		sync_ms;	/* crash-safety interval: v7_sync() */
+	int			durable;	/* durability = power (1) or process (0) */
 	unsigned int		watchdog_ms;	/* 0 = from systemd's WATCHDOG_USEC */
 	unsigned int		stop_timeout_s;	/* `recorderd stop` waits this long */
 	char			*socket;	/* control socket path */

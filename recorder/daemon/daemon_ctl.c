@@ -275,6 +275,7 @@ static int capture_changed(const struct rec_config *a, const struct rec_config *
 	if (a->buffer_kb != b->buffer_kb || a->comp != b->comp ||
 	    a->zstd_level != b->zstd_level || a->chunk_pages != b->chunk_pages ||
 	    a->region_bytes != b->region_bytes || a->sync_ms != b->sync_ms ||
+	    a->durable != b->durable ||
 	    strcmp(a->clock ? a->clock : "", b->clock ? b->clock : ""))
 		return 2;
 	return strcmp(a->output_dir, b->output_dir) || strcmp(a->file_pattern, b->file_pattern);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ int dmn_capture_open(struct recd *d, const char *path)
 		.clock = c->clock,
 		.period_ms = c->period_ms,
 		.sync_ms = c->sync_ms,
+		.durable = c->durable,
 	};
 	int err = 0;
 
@@ -71,14 +73,39 @@ int dmn_capture_open(struct recd *d, const char *path)
 	return 0;
 }
 
-/* Copies the data of a file whose name was removed back to @path, from our own fd. */
-static void restore_removed(struct recd *d)
+/*
+ * Whether the file being written lost its name (its directory deleted, ...). Asked
+ * before finishing: finishing writes the compact file beside the name and renames it
+ * there, so with its directory made again the file comes back by itself.
+ */
+static bool removed_before_finish(struct recd *d)
+{
+	struct stat st;
+
+	if (d->keep_fd < 0 || fstat(d->keep_fd, &st) || st.st_nlink)
+		return false;
+	rotate_mkdir_p(d->cfg.output_dir);
+	return true;
+}
+
+/*
+ * After finishing a file that had been removed: it is back under its name, or, when
+ * finishing could not write it there, what our own fd still holds is copied back.
+ */
+static void restore_removed(struct recd *d, bool removed)
 {
 	struct stat st;
 	off_t off = 0;
 	int out, err;
 
-	if (fstat(d->keep_fd, &st) || st.st_nlink)
+	if (!removed)
+		return;
+	if (!stat(d->cur, &st)) {
+		log_warn("%s had been removed; its %lld bytes were restored", d->cur,
+			 (long long)st.st_size);
+		return;
+	}
+	if (fstat(d->keep_fd, &st))
 		return;
 	err = rotate_mkdir_p(d->cfg.output_dir);
 	out = err ? -1 : open(d->cur, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
@@ -105,12 +132,14 @@ static void restore_removed(struct recd *d)
 int dmn_capture_close(struct recd *d)
 {
 	struct capture_status st;
+	bool removed;
 	int ret;
 
 	if (!d->cap)
 		return 0;
 	capture_pump_stop(d->pump);
 	d->pump = NULL;
+	removed = removed_before_finish(d);
 	ret = capture_stop(d->cap);
 	capture_status(d->cap, &st);
 	d->done_raw += st.raw_bytes;
@@ -122,7 +151,7 @@ int dmn_capture_close(struct recd *d)
 		log_warn("%s finished after an error (%s): valid up to its last synced chunk",
 			 d->cur, strerror(-ret));
 	if (d->keep_fd >= 0) {
-		restore_removed(d);
+		restore_removed(d, removed);
 		close(d->keep_fd);
 		d->keep_fd = -1;
 	}
@@ -157,11 +186,13 @@ static int switch_capture(struct recd *d, const char *next)
 {
 	struct capture_status st;
 	uint64_t raw, file;
+	bool removed;
 	int ret;
 
 	capture_status(d->cap, &st);
 	raw = st.done_raw_bytes;
 	file = st.done_file_bytes;
+	removed = removed_before_finish(d);
 	ret = capture_rotate(d->cap, next);
 	if (ret)
 		return ret;
@@ -171,7 +202,7 @@ static int switch_capture(struct recd *d, const char *next)
 	d->done_file += st.done_file_bytes - file;
 	d->files++;
 	if (d->keep_fd >= 0) {
-		restore_removed(d);
+		restore_removed(d, removed);
 		close(d->keep_fd);
 	}
 	snprintf(d->cur, sizeof(d->cur), "%s", next);

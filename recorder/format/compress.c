@@ -224,3 +224,44 @@ ssize_t codec_compress(struct codec_ctx *ctx, const void *in, size_t in_len,
 {
 	return ctx->codec->compress(ctx->priv, in, in_len, out, out_cap);
 }
+
+/*
+ * Decompression, for the readers of files (v7_decode.c): zstd only, as every
+ * compressed v7 block of ours and of trace-cmd's is one zstd frame.
+ */
+struct codec_dctx {
+	ZSTD_DCtx	*z;
+};
+
+struct codec_dctx *codec_dctx_new(void)
+{
+	struct codec_dctx *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->z = ZSTD_createDCtx();
+	if (!d->z) {
+		free(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return d;
+}
+
+void codec_dctx_free(struct codec_dctx *d)
+{
+	if (!d)
+		return;
+	ZSTD_freeDCtx(d->z);
+	free(d);
+}
+
+ssize_t codec_decompress(struct codec_dctx *d, const void *in, size_t in_len, void *out,
+			 size_t out_cap)
+{
+	size_t r = ZSTD_decompressDCtx(d->z, out, out_cap, in, in_len);
+
+	if (ZSTD_isError(r))
+		return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? -ENOBUFS : -EBADMSG;
+	return (ssize_t)r;
+}

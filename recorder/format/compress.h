@@ -3,7 +3,7 @@
  * Block codecs for trace.dat v7: a small table of {bound, compress one block,
  * context new/free}, like trace-cmd's trace-compress-zstd.c. The v7 writer frames
  * the blocks (formats.md A.5); this file only turns bytes into one compressed frame.
- * The only place in the recorder that calls libzstd's compression API.
+ * The only place in the recorder that calls libzstd (its decompression too).
  */
 #ifndef REC_COMPRESS_H
 #define REC_COMPRESS_H
@@ -36,5 +36,15 @@ void codec_ctx_free(struct codec_ctx *ctx);
  */
 ssize_t codec_compress(struct codec_ctx *ctx, const void *in, size_t in_len,
 		       void *out, size_t out_cap);
+
+/*
+ * zstd decompression of one frame into @out (@out_cap bytes, never more written).
+ * Returns the bytes produced, -ENOBUFS when they would not fit, -EBADMSG for a bad
+ * frame. For readers of files that are not trusted: bounded, never crashes.
+ */
+struct codec_dctx *codec_dctx_new(void);
+void codec_dctx_free(struct codec_dctx *d);
+ssize_t codec_decompress(struct codec_dctx *d, const void *in, size_t in_len, void *out,
+			 size_t out_cap);
 
 #endif /* REC_COMPRESS_H */

@@ -1,534 +1,484 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * recorderd recover: check a trace.dat v7 a crash left behind and repair it in place.
+ * recorderd recover: check a trace.dat v7 a crash left behind and repair it.
  *
- * What a crash can leave (recorder/format/v7_writer.h):
- *   - a valid file whose per-CPU regions hold chunks written after the last v7_sync():
- *     they are complete on disk but not counted; recover counts them in;
- *   - a file whose tail (OPTIONS) is missing or torn, e.g. killed inside v7_finish():
- *     recover walks the metadata sections to the BUFFER section, finds the chunk
- *     streams by scanning the BUFFER section, and writes a new tail.
+ * Everything is read with format/v7_decode.c, which trusts no byte of the file; no
+ * libtracecmd call is made, so a damaged or hostile file gives a reason, never a
+ * crash. A file is valid when its tail (the OPTIONS the header points at) parses, its
+ * BUFFER option's streams hold exactly the chunks (or pages) it counts, and no more
+ * were written after them: then nothing is done.
  *
- * The repair never moves data. It appends the new OPTIONS section at the end of the
- * file, raises the chunk counts, extends the BUFFER section over it, and only then
- * flips the header's options offset (one 8-byte write, the commit point), so a crash
- * during recover leaves the file as it was.
- *
- * Only little-endian files (as the recorder writes them on x86/arm64) are handled.
+ * Otherwise the file is rebuilt:
+ *   - the CPU streams: from the layout record the writer puts after the BUFFER
+ *     section header (region of CPU i at data_base + i * region_bytes: exact CPU
+ *     ids), or, in a file without one, from the tail's BUFFER option; each stream is
+ *     taken as far as its chunks are whole and decompress to readable pages;
+ *   - the options, CMDLINES and CPUSTAT: from the tail the header points at, or when
+ *     that one is torn from either tail slot of the layout record;
+ *   - the metadata sections as they are.
+ * The pages go through the same writer that recorded them (format/v7_writer.c), into
+ * an unnamed file in the destination's directory, finished the writer's way: the
+ * compact file is renamed over the destination (the input itself unless -o), so a
+ * crash during recover leaves the input as it was.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <trace-cmd/trace-cmd.h>
 #include <unistd.h>
-#include <zstd.h>
 
-#include "ftrace_page.h"
+#include "format/v7_decode.h"
+#include "format/v7_writer.h"
 #include "recover.h"
-#include "format/v7_encode.h"
-#include "util/fileio.h"
 
-#define MAX_STREAMS	1024
-#define MAX_OPTS	256
-#define MAX_CHUNK	(64U << 20)	/* larger uncompressed chunks are not ours */
-#define SCAN_ALIGN	4096ULL
+#define MAX_KEPT_OPTS	256
 
-struct stream {
-	uint32_t	cpu;
-	uint64_t	off;		/* where the u32 chunk count is (or the raw pages) */
-	uint32_t	stored;		/* chunk count in the file */
-	uint32_t	chunks;		/* chunks that decompress */
-	uint64_t	size;		/* bytes after the count (compressed) or raw bytes */
-	uint64_t	tail_size;	/* size the old tail gave, 0 if none */
-	uint64_t	limit;		/* the stream cannot reach past this offset */
+/* What a tail (an OPTIONS chain) says. */
+struct tail {
+	bool			ok;		/* parsed, with a top-buffer BUFFER option */
+	struct v7d_buffer	buf;
+	uint64_t		cmdlines_off;	/* CMDLINES section, 0 = none */
+	uint32_t		ncpus;		/* CPUCOUNT, 0 = none */
+	struct v7d_option	opts[MAX_KEPT_OPTS];	/* copies: data malloc'd */
+	int			nopts;
+	char			**cpustat;	/* [MAX_CPUS] */
+	uint64_t		stored;		/* chunks (pages) its streams count */
 };
 
-struct opt {
-	uint16_t	id;
-	uint32_t	len;
-	uint8_t		*data;
+struct rec {
+	const char		*path;
+	struct v7_file		f;
+	int			fd;
+	struct tail		t;		/* the tail used for options */
+	struct v7d_stream	st[4096];
+	uint64_t		off[4096];	/* where each CPU's stream is, 0 = none */
+	uint64_t		limit[4096];
+	int			ncpus;
+	uint64_t		events;
+	uint32_t		extra;		/* chunks beyond what the tail counts */
+	struct v7_writer	*w;		/* while rebuilding */
+	int			wcpu;
+	int			werr;
 };
 
-struct rfile {
-	const char	*path;
-	int		fd;
-	uint64_t	fsize;
-	uint32_t	page;
-	bool		zstd;
-	uint64_t	optptr_at;	/* where the header's options offset is */
-	uint64_t	first_sec;
-	uint64_t	sec[V7_SEC_CMDLINES + 1];	/* offsets of metadata sections, 0 = none */
-	uint64_t	buffer_off;	/* BUFFER section header */
-	uint64_t	buffer_end;	/* where its size says it ends (capped at EOF) */
-	bool		buffer_zstd;	/* its compression flag */
-	struct stream	s[MAX_STREAMS];
-	int		ns;
-	struct opt	opts[MAX_OPTS];	/* options of the old tail we keep */
-	int		nopts;
-	char		clock[64];
-	bool		tail_ok;
-	uint8_t		*cbuf, *ubuf;	/* chunk buffers */
-	ZSTD_DCtx	*dctx;
-};
-
-
-
-static int read_u32(struct rfile *f, uint64_t off, uint32_t *v)
+static void tail_free(struct tail *t)
 {
-	return fio_pread_all(f->fd, v, 4, off);
+	free(t->buf.cpus);
+	for (int i = 0; i < t->nopts; i++)
+		free((void *)t->opts[i].data);
+	for (int i = 0; t->cpustat && i < 4096; i++)
+		free(t->cpustat[i]);
+	free(t->cpustat);
+	memset(t, 0, sizeof(*t));
 }
 
-static int read_u64(struct rfile *f, uint64_t off, uint64_t *v)
+struct tail_arg {
+	struct v7_file	*f;
+	struct tail	*t;
+};
+
+static int keep_option(const struct v7d_option *o, void *arg)
 {
-	return fio_pread_all(f->fd, v, 8, off);
+	struct tail_arg *a = arg;
+	struct tail *t = a->t;
+	uint8_t *copy;
+
+	switch (o->id) {
+	case V7_OPT_BUFFER: {
+		struct v7d_buffer b;
+
+		if (v7d_buffer_option(a->f, o, &b))
+			return -EINVAL;
+		/* the top instance's data; other buffers are not ours to rebuild */
+		if (b.name[0] || t->buf.cpus) {
+			free(b.cpus);
+			return 0;
+		}
+		t->buf = b;
+		return 0;
+	}
+	case V7_OPT_CPUCOUNT:
+		if (o->len == 4)
+			memcpy(&t->ncpus, o->data, 4);
+		return 0;
+	case V7_SEC_CMDLINES:
+		if (o->len == 8)
+			memcpy(&t->cmdlines_off, o->data, 8);
+		return 0;
+	case V7_OPT_CPUSTAT: {
+		unsigned int cpu;
+
+		/* "CPU: N\n..." as tracefs and the writer put it */
+		if (o->len < 8 || o->data[o->len - 1] ||
+		    sscanf((const char *)o->data, "CPU: %u", &cpu) != 1 || cpu >= 4096)
+			return 0;
+		if (!t->cpustat)
+			t->cpustat = calloc(4096, sizeof(*t->cpustat));
+		if (!t->cpustat)
+			return -ENOMEM;
+		free(t->cpustat[cpu]);
+		t->cpustat[cpu] = strdup((const char *)o->data);
+		return 0;
+	}
+	default:
+		/* the writer makes the section offsets, DONE and STRINGS itself */
+		if ((o->id >= V7_SEC_STRINGS && o->id <= V7_SEC_CMDLINES) ||
+		    t->nopts >= MAX_KEPT_OPTS)
+			return 0;
+		copy = malloc(o->len ? o->len : 1);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, o->data, o->len);
+		t->opts[t->nopts] = *o;
+		t->opts[t->nopts++].data = copy;
+		return 0;
+	}
 }
 
-/* Initial header, formats.md A.2. */
-static int parse_header(struct rfile *f)
+static bool read_tail(struct v7_file *f, uint64_t off, struct tail *t)
 {
-	uint8_t h[128];
-	size_t n1, n2;
+	struct tail_arg a = { f, t };
 
-	if (f->fsize < 32 ||
-	    fio_pread_all(f->fd, h, f->fsize < sizeof(h) ? f->fsize : sizeof(h), 0)) {
-		fprintf(stderr, "recover: %s: %llu bytes, no complete header: nothing to save\n",
-			f->path, (unsigned long long)f->fsize);
-		return -ENODATA;
+	memset(t, 0, sizeof(*t));
+	t->ok = off && !v7d_options(f, off, keep_option, &a) && t->buf.cpus &&
+		t->buf.page_size == f->page_size;
+	if (!t->ok)
+		tail_free(t);
+	return t->ok;
+}
+
+/* A tail slot starts with CMDLINES (when the capture had them), then OPTIONS. */
+static bool read_slot(struct v7_file *f, uint64_t slot, struct tail *t)
+{
+	uint16_t id = 0;
+	uint64_t size = 0;
+
+	if (slot + V7_SEC_HDR_SIZE > f->size || pread(f->fd, &id, 2, (off_t)slot) != 2 ||
+	    pread(f->fd, &size, 8, (off_t)slot + 8) != 8)
+		return false;
+	if (id == V7_SEC_CMDLINES && size < f->size - slot - V7_SEC_HDR_SIZE)
+		slot += V7_SEC_HDR_SIZE + size;
+	return read_tail(f, slot, t);
+}
+
+/* Where the streams are: the layout record's regions, else the tail's extents. */
+static int find_streams(struct rec *r)
+{
+	struct v7_file *f = &r->f;
+
+	if (f->has_layout) {
+		r->ncpus = (int)f->layout.ncpus;
+		for (int i = 0; i < r->ncpus; i++) {
+			r->off[i] = f->layout.data_base + (uint64_t)i * f->layout.region_bytes;
+			r->limit[i] = r->off[i] + f->layout.region_bytes;
+		}
+		return 0;
 	}
-	if (memcmp(h, "\x17\x08\x44tracing", 10) || strcmp((char *)h + 10, "7")) {
-		fprintf(stderr, "recover: %s: not a trace.dat version 7\n", f->path);
-		return -EINVAL;
+	if (!r->t.ok)
+		return -ENOENT;
+	for (uint32_t i = 0; i < r->t.buf.n; i++) {
+		const struct v7_cpu_extent *e = &r->t.buf.cpus[i];
+
+		if (e->cpu >= 4096 || e->off < f->buf_sec || r->off[e->cpu])
+			return -EINVAL;
+		r->off[e->cpu] = e->off;
+		r->limit[e->cpu] = e->off + (f->buf_zstd ? 4 : 0) + e->size;
+		if ((int)e->cpu >= r->ncpus)
+			r->ncpus = (int)e->cpu + 1;
 	}
-	if (h[12] != 0) {
-		fprintf(stderr, "recover: %s: big-endian files are not handled\n", f->path);
-		return -EINVAL;
-	}
-	memcpy(&f->page, h + 14, 4);
-	n1 = strnlen((char *)h + 18, 32) + 1;
-	n2 = n1 <= 32 ? strnlen((char *)h + 18 + n1, 32) + 1 : 33;
-	if (n1 > 32 || n2 > 32 || f->page < 256 || f->page > (1U << 20) ||
-	    18 + n1 + n2 + 8 > f->fsize) {
-		fprintf(stderr, "recover: %s: bad or cut initial header\n", f->path);
-		return -EINVAL;
-	}
-	f->zstd = !strcmp((char *)h + 18, "zstd");
-	if (!f->zstd && strcmp((char *)h + 18, "none")) {
-		fprintf(stderr, "recover: %s: compression '%s' is not handled\n", f->path,
-			(char *)h + 18);
-		return -EINVAL;
-	}
-	f->optptr_at = 18 + n1 + n2;
-	f->first_sec = f->optptr_at + 8;
 	return 0;
 }
 
-/* Walks the sections from the start to the BUFFER section (A.3). */
-static int walk_metadata(struct rfile *f)
+/* The tail's count for @cpu: chunks (compressed) or pages, and its bytes. */
+static bool tail_extent(const struct rec *r, int cpu, uint64_t *size)
 {
-	uint64_t off = f->first_sec;
-	uint16_t id, flags;
-	uint64_t size;
-
-	for (int i = 0; i < 64 && off + 16 <= f->fsize; i++) {
-		if (fio_pread_all(f->fd, &id, 2, off) || fio_pread_all(f->fd, &flags, 2, off + 2) ||
-		    read_u64(f, off + 8, &size))
-			return -EIO;
-		if (id == V7_OPT_BUFFER) {
-			f->buffer_off = off;
-			f->buffer_zstd = flags & 1;
-			f->buffer_end = size <= f->fsize - off - 16 ? off + 16 + size : f->fsize;
-			return 0;
+	for (uint32_t i = 0; i < r->t.buf.n; i++)
+		if (r->t.buf.cpus[i].cpu == (uint32_t)cpu) {
+			*size = r->t.buf.cpus[i].size;
+			return true;
 		}
-		/* trace-cmd also puts OPTIONS (0) and STRINGS sections before the data */
-		if ((id != V7_OPT_DONE && id != V7_SEC_STRINGS &&
-		     (id < V7_SEC_HEADER_INFO || id > V7_SEC_CMDLINES)) ||
-		    size > f->fsize - off - 16)
-			break;
-		if (id >= V7_SEC_HEADER_INFO)
-			f->sec[id] = off;
-		off += 16 + size;
-	}
-	fprintf(stderr, "recover: %s: no BUFFER section after the metadata (file cut before "
-		"any data?)\n", f->path);
-	return -EINVAL;
-}
-
-/* True when @p looks like one ftrace page (B.1): commit within the page. */
-static bool page_plausible(const struct rfile *f, const uint8_t *p)
-{
-	uint64_t ts, commit;
-
-	memcpy(&ts, p, 8);
-	memcpy(&commit, p + 8, 8);
-	commit &= (1ULL << 27) - 1;
-	return ts && commit && commit <= f->page - 16;
-}
-
-/* Reads and checks the chunk at @off (ending by @limit); returns 8 + c, or 0. */
-static uint64_t check_chunk(struct rfile *f, uint64_t off, uint64_t limit)
-{
-	uint32_t c, u;
-	size_t got;
-
-	if (off + 8 > limit || read_u32(f, off, &c) || read_u32(f, off + 4, &u))
-		return 0;
-	if (!c || !u || u % f->page || u > MAX_CHUNK || c > ZSTD_compressBound(u) ||
-	    off + 8 + c > limit)
-		return 0;
-	if (fio_pread_all(f->fd, f->cbuf, c, off + 8))
-		return 0;
-	got = ZSTD_decompressDCtx(f->dctx, f->ubuf, MAX_CHUNK, f->cbuf, c);
-	if (ZSTD_isError(got) || got != u || !page_plausible(f, f->ubuf))
-		return 0;
-	return 8 + (uint64_t)c;
-}
-
-/* Counts the chunks (or raw pages) that are whole and valid from @s->off. */
-static void walk_stream(struct rfile *f, struct stream *s)
-{
-	uint64_t pos, len;
-
-	s->chunks = 0;
-	s->size = 0;
-	if (!s->limit)
-		s->limit = f->fsize;
-	if (!f->buffer_zstd) {
-		for (pos = s->off; pos + f->page <= s->limit; pos += f->page) {
-			if (fio_pread_all(f->fd, f->ubuf, f->page, pos) || !page_plausible(f, f->ubuf))
-				break;
-			s->size += f->page;
-		}
-		s->stored = s->tail_size / f->page;
-		s->chunks = s->size / f->page;
-		return;
-	}
-	if (read_u32(f, s->off, &s->stored))
-		return;
-	for (pos = s->off + 4; (len = check_chunk(f, pos, s->limit)); pos += len) {
-		s->chunks++;
-		s->size += len;
-	}
-}
-
-/* Parses one OPTIONS section and those chained after it (A.8). */
-static int parse_options(struct rfile *f, uint64_t off, int depth)
-{
-	uint64_t size, end, next = 0;
-	uint16_t id, flags;
-	uint8_t *body;
-	int ret = -EINVAL;
-
-	if (depth > 16 || !off || off + 16 > f->fsize)
-		return -EINVAL;
-	if (fio_pread_all(f->fd, &id, 2, off) || fio_pread_all(f->fd, &flags, 2, off + 2) ||
-	    read_u64(f, off + 8, &size) || id != 0 || flags || size > f->fsize - off - 16 ||
-	    size > (16U << 20))
-		return -EINVAL;
-	body = malloc(size);
-	if (!body || fio_pread_all(f->fd, body, size, off + 16)) {
-		free(body);
-		return -EIO;
-	}
-	for (uint64_t p = 0; p + 6 <= size; ) {
-		uint16_t oid;
-		uint32_t olen;
-
-		memcpy(&oid, body + p, 2);
-		memcpy(&olen, body + p + 2, 4);
-		p += 6;
-		if (olen > size - p)
-			break;
-		end = p + olen;
-		if (oid == V7_OPT_DONE) {
-			if (olen == 8)
-				memcpy(&next, body + p, 8);
-			ret = 0;
-			break;
-		}
-		if (oid == V7_OPT_BUFFER && olen > 8) {
-			/* u64 offset, name, clock, u32 page size, u32 K, K x (u32, u64, u64) */
-			const char *name = (char *)body + p + 8;
-			size_t nl = strnlen(name, olen - 8);
-			const char *clk = name + nl + 1;
-			uint64_t q = p + 8 + nl + 1;
-			size_t cl = q < end ? strnlen(clk, end - q) : 0;
-			uint32_t k;
-
-			q += cl + 1;
-			if (!nl && q + 8 <= end) {
-				snprintf(f->clock, sizeof(f->clock), "%.*s", (int)cl, clk);
-				memcpy(&k, body + q + 4, 4);
-				q += 8;
-				for (uint32_t i = 0; i < k && q + 20 <= end && f->ns < MAX_STREAMS;
-				     i++, q += 20) {
-					struct stream *s = &f->s[f->ns++];
-
-					memset(s, 0, sizeof(*s));
-					memcpy(&s->cpu, body + q, 4);
-					memcpy(&s->off, body + q + 4, 8);
-					memcpy(&s->tail_size, body + q + 12, 8);
-				}
-			}
-		} else if ((oid < V7_SEC_HEADER_INFO || oid > V7_SEC_CMDLINES) &&
-			   oid != V7_OPT_CPUCOUNT && f->nopts < MAX_OPTS) {
-			struct opt *o = &f->opts[f->nopts++];
-
-			o->id = oid;
-			o->len = olen;
-			o->data = malloc(olen ? olen : 1);
-			if (o->data)
-				memcpy(o->data, body + p, olen);
-			else
-				f->nopts--;
-		}
-		p = end;
-	}
-	free(body);
-	if (!ret && next)
-		ret = parse_options(f, next, depth + 1);
-	return ret;
-}
-
-/* A stream ends before the next one starts, and inside the BUFFER section. */
-static void set_limits(struct rfile *f)
-{
-	for (int i = 0; i < f->ns; i++) {
-		f->s[i].limit = f->buffer_end > f->s[i].off ? f->buffer_end : f->fsize;
-		for (int j = 0; j < f->ns; j++)
-			if (f->s[j].off > f->s[i].off && f->s[j].off < f->s[i].limit)
-				f->s[i].limit = f->s[j].off;
-	}
-}
-
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
+	return false;
 }
 
 /*
- * No usable tail: find the streams by scanning the BUFFER section at SCAN_ALIGN steps
- * (the writer aligns every region to the page and file-system block), skipping holes.
- * The regions are equal in size, so CPU ids follow from the offsets' common divisor.
+ * Walks every stream. The file is valid when the tail is, every stream the tail names
+ * holds exactly its bytes, and no stream holds more.
  */
-static void scan_streams(struct rfile *f)
+static bool walk_streams(struct rec *r)
 {
-	uint64_t base = (f->buffer_off + 16 + SCAN_ALIGN - 1) & ~(SCAN_ALIGN - 1);
-	uint64_t pos = base, region = 0;
+	bool valid = r->t.ok;
 
-	f->ns = 0;
-	while (pos + 8 <= f->fsize && f->ns < MAX_STREAMS) {
-		off_t data = lseek(f->fd, pos, SEEK_DATA);
-		struct stream *s = &f->s[f->ns];
+	r->events = 0;
+	r->extra = 0;
+	for (int i = 0; i < r->ncpus; i++) {
+		struct v7d_stream *st = &r->st[i];
+		uint64_t size = 0;
+		bool named;
 
-		if (data < 0)
-			break;
-		pos = ((uint64_t)data) & ~(SCAN_ALIGN - 1);
-		memset(s, 0, sizeof(*s));
-		s->off = pos;
-		walk_stream(f, s);
-		if (s->chunks) {
-			f->ns++;
-			pos += (f->buffer_zstd ? 4 : 0) + s->size;
-			pos = (pos + SCAN_ALIGN - 1) & ~(SCAN_ALIGN - 1);
-		} else {
-			pos += SCAN_ALIGN;
+		memset(st, 0, sizeof(*st));
+		if (!r->off[i])
+			continue;
+		v7d_stream(&r->f, r->off[i], r->limit[i], r->f.buf_zstd, UINT32_MAX, st, NULL,
+			   NULL);
+		named = r->t.ok && tail_extent(r, i, &size);
+		if (named && st->bytes < size)
+			valid = false;		/* the tail names data that is not there */
+		if (st->bytes > size) {
+			valid = false;
+			r->extra += r->f.buf_zstd ? st->chunks - (named ? st->stored : 0) :
+				    (uint32_t)((st->bytes - size) / r->f.page_size);
 		}
+		r->events += st->events;
 	}
-	for (int i = 0; i < f->ns; i++)
-		region = gcd64(region, f->s[i].off - base);
-	for (int i = 0; i < f->ns; i++)
-		f->s[i].cpu = region ? (uint32_t)((f->s[i].off - base) / region) : (uint32_t)i;
+	return valid;
 }
 
-
-
-/* Appends a new OPTIONS section and points the file at it (see the top comment). */
-static int write_tail(struct rfile *f)
+static int add_page(const void *page, void *arg)
 {
-	struct v7_buf opts = { 0 }, sec = { 0 };
-	struct v7_cpu_extent *ext = calloc(f->ns ? f->ns : 1, sizeof(*ext));
-	uint64_t tail = (f->fsize + 7) & ~7ULL, zero = 0, secsize;
-	uint32_t ncpus = 0;
-	int ret = ext ? 0 : -ENOMEM;
+	struct rec *r = arg;
 
-	for (int id = V7_SEC_HEADER_INFO; !ret && id <= V7_SEC_CMDLINES; id++)
-		if (f->sec[id])
-			ret = v7_put_option(&opts, id, &f->sec[id], 8);
-	for (int i = 0; !ret && i < f->nopts; i++)
-		ret = v7_put_option(&opts, f->opts[i].id, f->opts[i].data, f->opts[i].len);
-	for (int i = 0; ext && i < f->ns; i++) {
-		if (f->s[i].cpu + 1 > ncpus)
-			ncpus = f->s[i].cpu + 1;
-		ext[i].cpu = f->s[i].cpu;
-		ext[i].off = f->s[i].off;
-		ext[i].size = f->s[i].size;
+	r->werr = v7_append_pages(r->w, r->wcpu, page, 1);
+	return r->werr;
+}
+
+static char *cmdlines_text(struct rec *r, size_t *len)
+{
+	struct v7_buf b = { 0 };
+	uint64_t n;
+	char *text;
+
+	*len = 0;
+	if (!r->t.cmdlines_off ||
+	    v7d_read_section(&r->f, r->t.cmdlines_off, V7_SEC_CMDLINES, &b, NULL) ||
+	    b.len < 8) {
+		v7_buf_free(&b);
+		return NULL;
 	}
-	ret = ret ?: v7_put_option(&opts, V7_OPT_CPUCOUNT, &ncpus, 4);
-	/* the top instance's data */
-	ret = ret ?: v7_put_buffer_option(&opts, f->buffer_off, "",
-					  f->clock[0] ? f->clock : "local", f->page, ext,
-					  (uint32_t)f->ns);
-	ret = ret ?: v7_put_option(&opts, V7_OPT_DONE, &zero, 8);
-	/* no description: the file's STRINGS table is left as it is */
-	ret = ret ?: v7_put_section(&sec, NULL, V7_OPT_DONE, NULL, opts.p, opts.len, NULL,
-				    NULL, 0);
-	free(ext);
-	v7_buf_free(&opts);
+	memcpy(&n, b.p, 8);
+	if (n > b.len - 8)
+		n = b.len - 8;
+	text = malloc(n + 1);
+	if (text) {
+		memcpy(text, b.p + 8, n);
+		*len = n;
+	}
+	v7_buf_free(&b);
+	return text;
+}
+
+static uint64_t region_for(const struct rec *r)
+{
+	uint64_t most = 0;
+
+	for (int i = 0; i < r->ncpus; i++)
+		if (r->st[i].pages * r->f.page_size > most)
+			most = r->st[i].pages * r->f.page_size;
+	/* room for the worst compressed size of that many pages */
+	return most + most / 64 + (1ULL << 20);
+}
+
+/* An unnamed file in @dest's directory, for the writer to fill. */
+static int open_work(const char *dest)
+{
+	char *d = strdup(dest);
+	int fd;
+
+	if (!d)
+		return -ENOMEM;
+	fd = open(dirname(d), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	free(d);
+	return fd < 0 ? -errno : fd;
+}
+
+static int rebuild(struct rec *r, const char *dest)
+{
+	struct trace_meta m;
+	struct v7_params p = { 0 };
+	size_t clen = 0;
+	char *cmd = NULL;
+	int ret, wfd;
+
+	ret = v7d_meta(&r->f, &m);
 	if (ret) {
-		v7_buf_free(&sec);
+		fprintf(stderr, "recover: %s: metadata unreadable: %s\n", r->path, r->f.why);
 		return ret;
 	}
+	wfd = open_work(dest);
+	if (wfd < 0) {
+		meta_free(&m);
+		fprintf(stderr, "recover: %s: cannot write beside %s: %s\n", r->path, dest,
+			strerror(-wfd));
+		return wfd;
+	}
+	p.fd = wfd;
+	p.page_size = r->f.page_size;
+	p.ncpus = r->ncpus;
+	p.comp = r->f.buf_zstd ? V7_COMP_ZSTD : V7_COMP_NONE;
+	p.region_bytes = region_for(r);
+	p.clock = r->t.ok && r->t.buf.clock[0] ? r->t.buf.clock : "local";
+	p.buffer_name = "";
+	p.durable = 1;
+	p.path = dest;
+	r->w = v7_create(&p, &m);
+	ret = r->w ? 0 : (errno ? -errno : -EIO);
+	for (int i = 0; !ret && i < r->t.nopts; i++) {
+		const struct v7d_option *o = &r->t.opts[i];
 
-	/* 1. the new tail, past everything; 2. counts; 3. BUFFER size; 4. the pointer. */
-	ret = fio_pwrite_all(f->fd, sec.p, sec.len, tail);
-	v7_buf_free(&sec);
-	if (!ret && fdatasync(f->fd))
-		ret = -errno;
-	for (int i = 0; !ret && i < f->ns; i++)
-		if (f->buffer_zstd && f->s[i].chunks != f->s[i].stored)
-			ret = fio_pwrite_all(f->fd, &f->s[i].chunks, 4, f->s[i].off);
-	secsize = tail - f->buffer_off - 16;
-	if (!ret)
-		ret = fio_pwrite_all(f->fd, &secsize, 8, f->buffer_off + 8);
-	if (!ret && fdatasync(f->fd))
-		ret = -errno;
-	if (!ret)
-		ret = fio_pwrite_all(f->fd, &tail, 8, f->optptr_at);
-	if (!ret && fsync(f->fd))
-		ret = -errno;
+		/* options the writer owns (BUFFER, CPUCOUNT, ...) were not kept */
+		ret = v7_add_option(r->w, o->id, o->data, o->len);
+	}
+	cmd = ret ? NULL : cmdlines_text(r, &clen);
+	if (cmd)
+		ret = v7_set_cmdlines(r->w, cmd, clen);
+	for (int i = 0; !ret && r->t.cpustat && i < r->ncpus; i++)
+		if (r->t.cpustat[i])
+			ret = v7_set_cpustat(r->w, i, r->t.cpustat[i]);
+	for (int i = 0; !ret && i < r->ncpus; i++) {
+		struct v7d_stream st;
+
+		if (!r->st[i].chunks)
+			continue;
+		r->wcpu = i;
+		/* exactly the chunks the check walk found whole */
+		ret = v7d_stream(&r->f, r->off[i], r->limit[i], r->f.buf_zstd, r->st[i].chunks,
+				 &st, add_page, r);
+	}
+	ret = ret ?: v7_finish(r->w, NULL, 0, NULL);
+	if (ret)
+		fprintf(stderr, "recover: %s: writing %s: %s\n", r->path, dest, strerror(-ret));
+	v7_free(r->w);
+	r->w = NULL;
+	close(wfd);
+	free(cmd);
+	meta_free(&m);
 	return ret;
 }
 
-static int count_cb(struct tracecmd_input *h, struct tep_record *r, int cpu, void *data)
+/* Events in @path as our reader counts them, or -1 if it does not read. */
+static long long count_events(const char *path)
 {
-	(*(uint64_t *)data)++;
-	return 0;
+	struct rec *r = calloc(1, sizeof(*r));
+	long long n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (r && fd >= 0 && !v7d_open(&r->f, fd)) {
+		r->path = path;
+		if (read_tail(&r->f, r->f.opt_off, &r->t) && !find_streams(r) &&
+		    walk_streams(r))
+			n = (long long)r->events;
+		tail_free(&r->t);
+	}
+	if (r)
+		v7d_close(&r->f);
+	if (fd >= 0)
+		close(fd);
+	free(r);
+	return n;
 }
 
-/* Opens @path with libtracecmd, as report does; returns events read or -1. */
-static long long read_events(const char *path)
+/* Removes what a kill during finishing can leave beside @path. */
+static bool remove_stray(const char *path, int dry_run)
 {
-	struct tracecmd_input *h;
-	uint64_t n = 0;
+	char *d = strdup(path), *b = strdup(path), *stray = NULL;
+	bool found = false;
 
-	tracecmd_set_loglevel(TEP_LOG_NONE);
-	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!h)
-		return -1;
-	tracecmd_iterate_events(h, NULL, 0, count_cb, &n);
-	tracecmd_close(h);
-	return (long long)n;
+	if (d && b && asprintf(&stray, "%s/.%s.finishing", dirname(d), basename(b)) > 0 &&
+	    !access(stray, F_OK)) {
+		found = true;
+		if (!dry_run)
+			unlink(stray);
+	}
+	free(stray);
+	free(d);
+	free(b);
+	return found;
 }
 
-static void rfile_free(struct rfile *f)
+int recover_file(const char *path, const char *out, int dry_run)
 {
-	for (int i = 0; i < f->nopts; i++)
-		free(f->opts[i].data);
-	free(f->cbuf);
-	free(f->ubuf);
-	ZSTD_freeDCtx(f->dctx);
-	if (f->fd >= 0)
-		close(f->fd);
-	free(f);
-}
-
-int recover_file(const char *path, int dry_run)
-{
-	struct rfile *f = calloc(1, sizeof(*f));
-	long long before, after;
-	uint64_t optoff = 0;
-	uint32_t extra = 0;
-	struct stat st;
+	struct rec *r = calloc(1, sizeof(*r));
+	bool valid, stray;
+	long long after;
 	int ret;
 
-	if (!f)
+	if (!r)
 		return -ENOMEM;
-	f->path = path;
-	f->fd = open(path, (dry_run ? O_RDONLY : O_RDWR) | O_CLOEXEC);
-	f->cbuf = malloc(ZSTD_compressBound(MAX_CHUNK));
-	f->ubuf = malloc(MAX_CHUNK);
-	f->dctx = ZSTD_createDCtx();
-	if (f->fd < 0 || fstat(f->fd, &st)) {
+	r->path = path;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
 		ret = -errno;
 		fprintf(stderr, "recover: %s: %s\n", path, strerror(errno));
 		goto out;
 	}
-	if (!f->cbuf || !f->ubuf || !f->dctx) {
-		ret = -ENOMEM;
+	ret = v7d_open(&r->f, r->fd);
+	if (ret) {
+		fprintf(stderr, "recover: %s: %s\n", path, r->f.why);
 		goto out;
 	}
-	f->fsize = st.st_size;
-	before = read_events(path);
-	ret = parse_header(f);
-	if (!ret)
-		ret = walk_metadata(f);
-	if (ret && before >= 0) {
-		printf("%s: valid, %lld events (a layout recover does not know: not searched "
-		       "for unsynced chunks)\n", path, before);
-		ret = 0;
+	stray = remove_stray(path, dry_run);
+	valid = read_tail(&r->f, r->f.opt_off, &r->t);
+	if (!valid && r->f.has_layout) {
+		/* the header's tail is torn: the newer of the two slots that parse */
+		struct tail lo, hi;
+		bool l = read_slot(&r->f, r->f.layout.tail_base, &lo);
+		bool h = read_slot(&r->f, r->f.layout.tail_base + r->f.layout.slot_size, &hi);
+
+		if (l && (!h || lo.buf.n >= hi.buf.n)) {
+			r->t = lo;
+			if (h)
+				tail_free(&hi);
+		} else if (h) {
+			r->t = hi;
+		}
+		/* the streams come from the layout: this tail gives options only */
+		r->t.ok = false;
 	}
-	if (ret)
+	ret = find_streams(r);
+	if (ret) {
+		fprintf(stderr, "recover: %s: %s\n", path, ret == -ENOENT ?
+			"no layout record and no readable tail: the CPU streams cannot be found" :
+			"the tail's BUFFER option names impossible streams");
 		goto out;
-	f->tail_ok = !read_u64(f, f->optptr_at, &optoff) && !parse_options(f, optoff, 0);
-	if (f->tail_ok) {
-		set_limits(f);
-		for (int i = 0; i < f->ns; i++) {
-			walk_stream(f, &f->s[i]);
-			/* Fewer whole chunks than the tail claims: trust the scan below. */
-			if (f->s[i].chunks < f->s[i].stored)
-				f->tail_ok = false;
-			extra += f->s[i].chunks - f->s[i].stored;
-		}
 	}
-	if (!f->tail_ok || (!f->ns && before < 0)) {
-		f->tail_ok = false;
-		f->nopts = 0;
-		scan_streams(f);
-		if (!f->ns) {
-			fprintf(stderr, "recover: %s: no complete chunk found: nothing to save\n",
-				path);
-			ret = before >= 0 ? 0 : -ENODATA;
-			goto out;
-		}
-	}
-	if (f->tail_ok && !extra && before >= 0) {
-		printf("%s: valid, %lld events; nothing to do\n", path, before);
+	if (walk_streams(r)) {
+		printf("%s: valid, %llu events; nothing to do%s\n", path,
+		       (unsigned long long)r->events,
+		       stray ? " (a file a killed finish left beside it was removed)" : "");
 		ret = 0;
+		if (out) {
+			fprintf(stderr, "recover: %s: valid: -o %s not written\n", path, out);
+		}
 		goto out;
 	}
 	if (dry_run) {
 		printf("%s: %s; %d CPU streams, %u chunks not counted yet: can be repaired\n",
-		       path, f->tail_ok ? "readable" : "tail missing or torn", f->ns, extra);
+		       path, valid ? "readable" : "tail missing or torn", r->ncpus, r->extra);
 		ret = 1;
 		goto out;
 	}
-	ret = write_tail(f);
-	if (ret) {
-		fprintf(stderr, "recover: %s: writing the new tail: %s\n", path, strerror(-ret));
+	ret = rebuild(r, out ? out : path);
+	if (ret)
 		goto out;
-	}
-	after = read_events(path);
+	after = count_events(out ? out : path);
 	if (after < 0) {
-		fprintf(stderr, "recover: %s: still unreadable after repair\n", path);
+		fprintf(stderr, "recover: %s: the rebuilt file does not read back\n", path);
 		ret = -EIO;
 		goto out;
 	}
-	printf("%s: repaired (%s): %lld events (was %s%lld), %d CPU streams\n", path,
-	       f->tail_ok ? "unsynced chunks counted in" : "tail rebuilt from the chunk streams",
-	       after, before < 0 ? "unreadable, " : "", before < 0 ? 0LL : before, f->ns);
+	printf("%s: repaired (%s): %lld events, %d CPU streams%s%s\n", path,
+	       valid ? "unsynced chunks counted in" : "tail rebuilt from the chunk streams",
+	       after, r->ncpus, out ? " -> " : "", out ? out : "");
 	ret = 1;
 out:
-	rfile_free(f);
+	tail_free(&r->t);
+	v7d_close(&r->f);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r);
 	return ret;
 }

@@ -1118,4 +1118,255 @@ TEST(trace_cmd_report_and_dump)
 	}
 }
 
+/*
+ * Power cut simulation. The binary is linked with --wrap for pwrite, fdatasync,
+ * ftruncate and fallocate (tests/unit/rules.mk): every update of the traced file is
+ * recorded with the bytes it replaced and the bytes it wrote. A power cut after
+ * update k keeps what the last fdatasync before k made durable, and of the updates
+ * since then any subset (the page cache writes back in any order): none, all, each
+ * one alone, all but each one. Every such image must read with libtracecmd and hold,
+ * on each CPU, a gap-free prefix at least as long as what the last completed durable
+ * v7_sync covered.
+ */
+struct pc_op {
+	int		trunc;		/* ftruncate, else pwrite */
+	uint64_t	off;		/* pwrite: offset; ftruncate: new size */
+	size_t		len;
+	char		*old;		/* bytes replaced (within the old size) */
+	size_t		old_len;
+	char		*new;
+	uint64_t	old_size;	/* file size before */
+	int		barrier;	/* an fdatasync came right after this update */
+};
+
+static struct {
+	int		fd;		/* the traced file, -1 = off */
+	struct pc_op	*ops;
+	size_t		n, cap;
+	size_t		sync_end[64];	/* ops done when each v7_sync returned */
+	size_t		nsync;
+} pc = { .fd = -1 };
+
+ssize_t __real_pwrite(int fd, const void *buf, size_t len, off_t off);
+int __real_fdatasync(int fd);
+int __real_ftruncate(int fd, off_t len);
+int __real_fallocate(int fd, int mode, off_t off, off_t len);
+
+static uint64_t pc_size(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : (uint64_t)st.st_size;
+}
+
+static struct pc_op *pc_add(int fd, uint64_t off, size_t len, int trunc)
+{
+	struct pc_op *o;
+	uint64_t size = pc_size(fd), from = trunc ? off : off, to = trunc ? size : off + len;
+
+	if (pc.n == pc.cap) {
+		pc.cap = pc.cap ? pc.cap * 2 : 256;
+		pc.ops = realloc(pc.ops, pc.cap * sizeof(*pc.ops));
+	}
+	o = &pc.ops[pc.n++];
+	memset(o, 0, sizeof(*o));
+	o->trunc = trunc;
+	o->off = off;
+	o->len = len;
+	o->old_size = size;
+	if (from < size) {
+		o->old_len = (size_t)((to < size ? to : size) - from);
+		o->old = malloc(o->old_len);
+		if (pread(fd, o->old, o->old_len, (off_t)from) != (ssize_t)o->old_len)
+			o->old_len = 0;
+	}
+	return o;
+}
+
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	ssize_t r;
+
+	if (fd == pc.fd) {
+		struct pc_op *o = pc_add(fd, (uint64_t)off, len, 0);
+
+		o->new = malloc(len ? len : 1);
+		memcpy(o->new, buf, len);
+	}
+	r = __real_pwrite(fd, buf, len, off);
+	if (fd == pc.fd && r != (ssize_t)len)
+		abort();	/* the model needs whole writes */
+	return r;
+}
+
+int __wrap_fdatasync(int fd)
+{
+	if (fd == pc.fd && pc.n)
+		pc.ops[pc.n - 1].barrier = 1;
+	return __real_fdatasync(fd);
+}
+
+int __wrap_ftruncate(int fd, off_t len)
+{
+	if (fd == pc.fd)
+		pc_add(fd, (uint64_t)len, 0, 1);
+	return __real_ftruncate(fd, len);
+}
+
+int __wrap_fallocate(int fd, int mode, off_t off, off_t len)
+{
+	/* Holes are punched as zeros written, which the model can replay. */
+	if (fd == pc.fd) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return __real_fallocate(fd, mode, off, len);
+}
+
+static void pc_undo(int fd, const struct pc_op *o)
+{
+	if (o->old_len)
+		__real_pwrite(fd, o->old, o->old_len, (off_t)o->off);
+	if (o->trunc || o->off + o->len > o->old_size)
+		__real_ftruncate(fd, (off_t)o->old_size);
+}
+
+static void pc_redo(int fd, const struct pc_op *o)
+{
+	if (o->trunc)
+		__real_ftruncate(fd, (off_t)o->off);
+	else
+		__real_pwrite(fd, o->new, o->len, (off_t)o->off);
+}
+
+/*
+ * The image of a cut after update @k with @keep deciding which of the updates since
+ * the last barrier reached the disk. @final is the file after every update.
+ */
+static void pc_image(const char *final, const char *img, size_t k,
+		     int (*keep)(size_t i, size_t first, size_t k, size_t which), size_t which)
+{
+	size_t durable = 0, i;
+	char cmd[512];
+	int fd;
+
+	snprintf(cmd, sizeof(cmd), "cp --sparse=always %s %s", final, img);
+	if (system(cmd))
+		abort();
+	/* The fdatasync behind update k - 1 had not returned yet at this cut. */
+	for (i = 0; i + 1 < k; i++)
+		if (pc.ops[i].barrier)
+			durable = i + 1;
+	fd = open(img, O_RDWR);
+	for (i = pc.n; i > durable; i--)
+		pc_undo(fd, &pc.ops[i - 1]);
+	for (i = durable; i < k; i++)
+		if (keep(i, durable, k, which))
+			pc_redo(fd, &pc.ops[i]);
+	close(fd);
+}
+
+static int keep_none(size_t i, size_t first, size_t k, size_t which) { return 0; }
+static int keep_all(size_t i, size_t first, size_t k, size_t which) { return 1; }
+static int keep_one(size_t i, size_t first, size_t k, size_t which)
+{
+	return i == first + which;
+}
+static int keep_but_one(size_t i, size_t first, size_t k, size_t which)
+{
+	return i != first + which;
+}
+
+static void power_cuts(struct __test_metadata *_metadata, enum v7_compression comp)
+{
+	int (*const keeps[])(size_t, size_t, size_t, size_t) = {
+		keep_none, keep_all, keep_one, keep_but_one,
+	};
+	size_t want[2][64] = { { 0 } }, k, images = 0, bad = 0;
+	char img[160];
+	struct tw t;
+	size_t a[2] = { 0, 0 };
+
+	tw_durable = 1;
+	ASSERT_EQ(0, tw_open(&t, comp, 2, 3));
+	tw_durable = 0;
+	gen_markers(&t.g[0], 0, 0, 900);
+	gen_markers(&t.g[1], 1, 0, 300);
+	pc.fd = t.fd;
+	pc.n = 0;
+	pc.nsync = 0;
+	/* Appends and syncs, each sync covering what was appended before it. */
+	for (int round = 0; round < 6; round++) {
+		for (int c = 0; c < 2; c++) {
+			size_t n = (t.g[c].nr * (round + 1)) / 6 - a[c];
+
+			ASSERT_EQ(0, v7_append_pages(t.w, c, page(&t.g[c], a[c]), n));
+			a[c] += n;
+		}
+		ASSERT_EQ(0, v7_sync(t.w));
+		want[0][pc.nsync] = markers_in(&t.g[0], a[0]);
+		want[1][pc.nsync] = markers_in(&t.g[1], a[1]);
+		pc.sync_end[pc.nsync++] = pc.n;
+	}
+	pc.fd = -1;
+	snprintf(img, sizeof(img), "%s/img.dat", t.dir);
+	for (k = 0; k <= pc.n; k++) {
+		size_t first = 0, s_done = 0, i;
+
+		for (i = 0; i + 1 < k; i++)
+			if (pc.ops[i].barrier)
+				first = i + 1;
+		/* the syncs that had returned by update k */
+		while (s_done < pc.nsync && pc.sync_end[s_done] <= k)
+			s_done++;
+		for (size_t m = 0; m < 4; m++) {
+			size_t variants = m < 2 ? 1 : k - first;
+
+			for (size_t v = 0; v < variants; v++) {
+				struct rb_summary s;
+				bool ok;
+
+				pc_image(t.path, img, k, keeps[m], v);
+				images++;
+				memset(&s, 0, sizeof(s));
+				ok = !rb_summarize(img, &s);
+				for (int c = 0; ok && c < 2; c++)
+					ok = markers_ok(&s, c, s.per_cpu[c]) &&
+					     (!s_done || s.per_cpu[c] >= want[c][s_done - 1]);
+				if (!ok && bad++ < 5)
+					TH_LOG("%s: cut after update %zu of %zu (keep %zu/%zu): "
+					       "%llu + %llu events, the last sync done had %zu + %zu",
+					       comp ? "zstd" : "none", k, pc.n, m, v,
+					       ok ? (unsigned long long)s.per_cpu[0] : 0ULL,
+					       ok ? (unsigned long long)s.per_cpu[1] : 0ULL,
+					       s_done ? want[0][s_done - 1] : 0,
+					       s_done ? want[1][s_done - 1] : 0);
+				rb_summary_free(&s);
+			}
+		}
+	}
+	TH_LOG("%s: %zu power-cut images of %zu file updates, %zu bad", comp ? "zstd" : "none",
+	       images, pc.n, bad);
+	EXPECT_EQ(0, bad);
+	unlink(img);
+	for (k = 0; k < pc.n; k++) {
+		free(pc.ops[k].old);
+		free(pc.ops[k].new);
+	}
+	free(pc.ops);
+	memset(&pc, 0, sizeof(pc));
+	pc.fd = -1;
+	tw_close(&t, false);
+}
+
+TEST(power_cut_zstd)
+{
+	power_cuts(_metadata, V7_COMP_ZSTD);
+}
+
+TEST(power_cut_none)
+{
+	power_cuts(_metadata, V7_COMP_NONE);
+}
+
 TEST_HARNESS_MAIN

@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What a sync promises while recording (host tracefs, an instance of its own): with
+# --durability power (the default) every sync flushes the file to disk (fdatasync
+# before and after its commit point), with process it never does while recording; a
+# copy of the live file taken after a sync holds the markers written before it even
+# when they fill no page (the kernel's partly written page is taken at each sync),
+# and names the task that wrote them (CMDLINES in every sync's tail).
+# Set KEEP=1 to keep the files.
+source "$(dirname "$0")/../lib/tap.sh"
+
+T=/sys/kernel/tracing
+INST=rec_sys011_$$
+tmp=$(mktemp -d)
+cleanup() { [ -d "$T/instances/$INST" ] && rmdir "$T/instances/$INST"; [ -n "$KEEP" ] || rm -rf "$tmp"; }
+trap cleanup EXIT
+
+if [ ! -x "$RECORDERD" ]; then
+	t_skip "sync" "no $RECORDERD (build first)"; t_done
+fi
+if ! mkdir "$T/instances/$INST" 2>/dev/null; then
+	t_skip "sync" "tracefs is not writable here (needs root and $T)"; t_done
+fi
+rmdir "$T/instances/$INST"
+command -v strace >/dev/null || { t_skip "sync" "no strace"; t_done; }
+
+# fdatasync calls of a 1.5 s recording with a sync every 100 ms.
+syncs() {
+	strace -f -qq -e trace=fdatasync -o "$tmp/strace.$1" "$RECORDERD" record -q -s splice \
+		-B "$INST" -e sched:sched_switch --sync-ms 100 --period-ms 50 "${@:2}" \
+		-o "$tmp/d-$1.dat" -- sleep 1.5 >/dev/null 2>&1
+	grep -c 'fdatasync(' "$tmp/strace.$1"
+}
+n_power=$(syncs power)
+n_process=$(syncs process --durability process)
+echo "# fdatasync calls: $n_power with durability power, $n_process with process"
+# ~14 syncs of 3 barriers each; finishing alone takes 1
+t_check "power: fdatasync at every sync ($n_power >= 20)" test "$n_power" -ge 20
+t_check "process: no fdatasync while recording ($n_process <= 2)" test "$n_process" -le 2
+t_eq "bad --durability is refused" \
+	"$("$RECORDERD" record --durability disk -o "$tmp/x.dat" -- true >/dev/null 2>&1; echo $?)" 2
+
+# A live file, copied after a sync: whole pages of markers, then 5 short ones that fill
+# a fraction of a page, are in it, with the task that wrote them named. Markers only
+# (no sched events, whose comm fields would name the task without CMDLINES).
+"$RECORDERD" record -q -s splice -B "$INST" --sync-ms 200 \
+	--period-ms 100 -o "$tmp/live.dat" -- sleep 30 >"$tmp/live.log" 2>&1 &
+rec=$!
+for ((i = 0; i < 100; i++)); do
+	[ -e "$T/instances/$INST/trace_marker" ] && break
+	sleep 0.1
+done
+sleep 0.3
+taskset -c 0 bash -c 'echo -n syncmarker > /proc/self/comm
+	for ((i = 1; i <= 2000; i++)); do echo "fill $i"; done
+	sleep 0.5
+	for i in 1 2 3 4 5; do echo "live $i"; done' >"$T/instances/$INST/trace_marker"
+sleep 1.2		# well past sync_ms + period_ms
+cp --sparse=always "$tmp/live.dat" "$tmp/copy.dat"
+kill -INT $rec
+wait $rec
+trace-cmd report "$tmp/copy.dat" >"$tmp/copy.txt" 2>"$tmp/copy.err"
+got=$(grep -c 'tracing_mark_write: live [1-5]$' "$tmp/copy.txt")
+t_eq "live copy after a sync: the 5 markers of a partly written page" "$got" 5
+fill=$(grep -c 'tracing_mark_write: fill' "$tmp/copy.txt")
+t_check "live copy: the whole pages of markers ($fill)" test "$fill" -gt 1000
+t_eq "live copy: their task is named (CMDLINES at every sync)" \
+	"$(grep 'tracing_mark_write: fill' "$tmp/copy.txt" | grep -c '^ *syncmarker-')" "$fill"
+t_check "finished file: no stray .finishing left" \
+	test -z "$(ls -A "$tmp" | grep finishing)"
+t_done
