@@ -129,6 +129,7 @@ int flight_snapshot(struct flight *f, const char *path, const struct rec_config 
 	wp.region_bytes = c->region_bytes;
 	wp.clock = tracing_clock(f->tr);
 	wp.buffer_name = "";
+	wp.durable = c->durable;
 	buf = malloc((size_t)DRAIN_BATCH * src->page_size);
 	if (!buf) {
 		ret = -ENOMEM;

@@ -404,7 +404,7 @@ int recover_file(const char *path, const char *out, int dry_run)
 	struct rec *r = calloc(1, sizeof(*r));
 	bool valid, stray;
 	long long after;
-	int ret;
+	int ret, streams = 0;
 
 	if (!r)
 		return -ENOMEM;
@@ -470,9 +470,11 @@ int recover_file(const char *path, const char *out, int dry_run)
 		ret = -EIO;
 		goto out;
 	}
+	for (int i = 0; i < r->ncpus; i++)
+		streams += r->st[i].chunks > 0;
 	printf("%s: repaired (%s): %lld events, %d CPU streams%s%s\n", path,
 	       valid ? "unsynced chunks counted in" : "tail rebuilt from the chunk streams",
-	       after, r->ncpus, out ? " -> " : "", out ? out : "");
+	       after, streams, out ? " -> " : "", out ? out : "");
 	ret = 1;
 out:
 	tail_free(&r->t);

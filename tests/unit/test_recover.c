@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recorder/recover/recover.c on files a crash leaves: data on sparse CPU sets ({0,2}
+ * of 4, {3} alone) must come back on the same CPU ids with every event; a file killed
+ * before its first sync keeps its chunks; a crash-left file comes back compact; -o
+ * leaves the input as it was; a valid file is left alone. Read back with libtracecmd.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "format/meta.h"
+#include "format/v7_decode.h"
+#include "format/v7_writer.h"
+#include "recover/recover.h"
+#include "../lib/pagegen.h"
+#include "../lib/readback.h"
+
+#define PS	4096
+#define NCPU	4
+
+struct crashed {
+	char			dir[64];
+	char			path[128];
+	struct trace_meta	m;
+	struct pagegen		g[NCPU];
+	size_t			want[NCPU];	/* markers written per CPU */
+};
+
+/* Markers "r<cpu>-<i>" on the CPUs of @mask, then a crash: no finish, tail destroyed. */
+static int make_crashed(struct crashed *c, enum v7_compression comp, unsigned int mask,
+			bool sync, bool kill_tail)
+{
+	struct v7_params p = { 0 };
+	struct v7_writer *w;
+	uint64_t zero = 0;
+	int fd, cpu;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->dir, sizeof(c->dir), "/tmp/recov.XXXXXX");
+	if (!mkdtemp(c->dir))
+		return -errno;
+	snprintf(c->path, sizeof(c->path), "%s/t.dat", c->dir);
+	fd = open(c->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || pg_meta(&c->m, PS))
+		return -EIO;
+	p.fd = fd;
+	p.page_size = PS;
+	p.ncpus = NCPU;
+	p.comp = comp;
+	p.chunk_pages = 4;
+	p.region_bytes = 4 << 20;
+	p.clock = "local";
+	p.buffer_name = "";
+	p.path = c->path;
+	w = v7_create(&p, &c->m);
+	if (!w)
+		return -errno;
+	for (cpu = 0; cpu < NCPU; cpu++) {
+		char text[64];
+
+		pg_init(&c->g[cpu], PS);
+		if (!(mask & (1U << cpu)))
+			continue;
+		c->want[cpu] = 700 + 100 * cpu;
+		for (size_t i = 0; i < c->want[cpu]; i++) {
+			snprintf(text, sizeof(text), "r%d-%zu marker text of some length", cpu, i);
+			pg_add_print(&c->g[cpu], 1000 + i * 10, 100 + cpu, text);
+		}
+		pg_close(&c->g[cpu]);
+		if (v7_append_pages(w, cpu, c->g[cpu].pages, c->g[cpu].nr))
+			return -EIO;
+	}
+	if (sync && v7_sync(w))
+		return -EIO;
+	if (kill_tail) {
+		/* the header's options offset: after magic, version, sizes, two strings */
+		char h[64];
+		size_t at = 18;
+
+		if (pread(fd, h, sizeof(h), 0) != sizeof(h))
+			return -EIO;
+		at += strlen(h + at) + 1;
+		at += strlen(h + at) + 1;
+		if (pwrite(fd, &zero, 8, (off_t)at) != 8)
+			return -EIO;
+	}
+	v7_free(w);
+	close(fd);
+	return 0;
+}
+
+static void crashed_free(struct crashed *c)
+{
+	char cmd[128];
+
+	for (int i = 0; i < NCPU; i++)
+		pg_free(&c->g[i]);
+	meta_free(&c->m);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", c->dir);
+	if (system(cmd))
+		return;
+}
+
+/* Every CPU holds exactly its markers, in order, and no other CPU has any. */
+static void check_cpus(struct __test_metadata *_metadata, const char *path,
+		       const struct crashed *c)
+{
+	struct rb_summary s;
+
+	ASSERT_EQ(0, rb_summarize(path, &s));
+	for (int cpu = 0; cpu < NCPU; cpu++) {
+		EXPECT_EQ(c->want[cpu], s.per_cpu[cpu]);
+		EXPECT_EQ(c->want[cpu], s.nr_markers[cpu]);
+		for (size_t i = 0; i < s.nr_markers[cpu] && i < c->want[cpu]; i++) {
+			char text[64];
+
+			snprintf(text, sizeof(text), "r%d-%zu marker text of some length", cpu, i);
+			if (strcmp(s.markers[cpu][i], text)) {
+				TH_LOG("CPU %d marker %zu: '%s'", cpu, i, s.markers[cpu][i]);
+				EXPECT_TRUE(false);
+				break;
+			}
+		}
+	}
+	rb_summary_free(&s);
+}
+
+FIXTURE(rec) {
+	struct crashed c;
+};
+
+FIXTURE_VARIANT(rec) {
+	enum v7_compression	comp;
+	unsigned int		mask;
+};
+
+FIXTURE_VARIANT_ADD(rec, zstd_cpus_0_2) { .comp = V7_COMP_ZSTD, .mask = 0x5 };
+FIXTURE_VARIANT_ADD(rec, zstd_cpu_3) { .comp = V7_COMP_ZSTD, .mask = 0x8 };
+FIXTURE_VARIANT_ADD(rec, none_cpus_0_2) { .comp = V7_COMP_NONE, .mask = 0x5 };
+FIXTURE_VARIANT_ADD(rec, none_cpu_3) { .comp = V7_COMP_NONE, .mask = 0x8 };
+
+FIXTURE_SETUP(rec)
+{
+}
+
+FIXTURE_TEARDOWN(rec)
+{
+	crashed_free(&self->c);
+}
+
+/* The tail is gone: CPU ids come from the layout record, every event is kept. */
+TEST_F(rec, tail_lost)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, make_crashed(&self->c, variant->comp, variant->mask, true, true));
+	EXPECT_EQ(1, recover_file(self->c.path, NULL, 0));
+	check_cpus(_metadata, self->c.path, &self->c);
+	/* compacted: no 4 MiB sparse regions left */
+	ASSERT_EQ(0, stat(self->c.path, &st));
+	EXPECT_LT(st.st_size, 1 << 20);
+	EXPECT_EQ(0, recover_file(self->c.path, NULL, 0));
+}
+
+/* -o writes the repaired file elsewhere and leaves the input byte for byte. */
+TEST_F(rec, output_elsewhere)
+{
+	char out[160], cmd[400];
+
+	ASSERT_EQ(0, make_crashed(&self->c, variant->comp, variant->mask, true, true));
+	snprintf(out, sizeof(out), "%s/out.dat", self->c.dir);
+	snprintf(cmd, sizeof(cmd), "cp --sparse=always %s %s.orig", self->c.path,
+		 self->c.path);
+	ASSERT_EQ(0, system(cmd));
+	EXPECT_EQ(1, recover_file(self->c.path, out, 0));
+	check_cpus(_metadata, out, &self->c);
+	snprintf(cmd, sizeof(cmd), "cmp -s %s %s.orig", self->c.path, self->c.path);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/* Chunks after the last sync (none at all here) are counted in. */
+TEST_F(rec, killed_before_first_sync)
+{
+	struct crashed *c = &self->c;
+	struct v7_params p = { 0 };
+	struct v7_writer *w;
+	int fd, cpu;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->dir, sizeof(c->dir), "/tmp/recov.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(c->dir));
+	snprintf(c->path, sizeof(c->path), "%s/t.dat", c->dir);
+	fd = open(c->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, pg_meta(&c->m, PS));
+	p.fd = fd;
+	p.page_size = PS;
+	p.ncpus = NCPU;
+	p.comp = variant->comp;
+	p.chunk_pages = 4;
+	p.region_bytes = 4 << 20;
+	p.clock = "local";
+	p.buffer_name = "";
+	w = v7_create(&p, &c->m);
+	ASSERT_NE(NULL, w);
+	for (cpu = 0; cpu < NCPU; cpu++) {
+		char text[64];
+		size_t whole;
+
+		pg_init(&c->g[cpu], PS);
+		if (!(variant->mask & (1U << cpu)))
+			continue;
+		for (size_t i = 0; i < 800; i++) {
+			snprintf(text, sizeof(text), "r%d-%zu marker text of some length", cpu, i);
+			pg_add_print(&c->g[cpu], 1000 + i * 10, 100 + cpu, text);
+		}
+		pg_close(&c->g[cpu]);
+		/* compressed, only whole chunks reach the file before a sync */
+		whole = variant->comp == V7_COMP_ZSTD ? c->g[cpu].nr / 4 * 4 : c->g[cpu].nr;
+		ASSERT_EQ(0, v7_append_pages(w, cpu, c->g[cpu].pages, c->g[cpu].nr));
+		for (size_t i = 0; i < whole; i++)
+			c->want[cpu] += (size_t)v7d_page_events(c->g[cpu].pages + i * PS, PS);
+	}
+	/* killed here: the writer is dropped without a sync */
+	v7_free(w);
+	close(fd);
+	EXPECT_EQ(1, recover_file(c->path, NULL, 0));
+	check_cpus(_metadata, c->path, c);
+}
+
+/* A finished, valid file is left as it is. */
+TEST(valid_untouched)
+{
+	struct crashed c;
+	char cmd[400];
+
+	ASSERT_EQ(0, make_crashed(&c, V7_COMP_ZSTD, 0x3, true, false));
+	snprintf(cmd, sizeof(cmd), "cp --sparse=always %s %s.orig", c.path, c.path);
+	ASSERT_EQ(0, system(cmd));
+	EXPECT_EQ(0, recover_file(c.path, NULL, 0));
+	snprintf(cmd, sizeof(cmd), "cmp -s %s %s.orig", c.path, c.path);
+	EXPECT_EQ(0, system(cmd));
+	crashed_free(&c);
+}
+
+TEST_HARNESS_MAIN
