@@ -259,13 +259,16 @@ static ssize_t move_pages(struct source *s, int cpu, const struct page_sink *k, 
 			return n ? (ssize_t)n : ret;
 		n += take;
 	}
-	while (flush && n < max && !c->in_pipe) {
+	/*
+	 * One partly written page per call: what the producer wrote before the call. A
+	 * loop here would chase a producer that keeps writing, one tiny page per read(),
+	 * while the ring fills behind it (the caller's next call takes the rest).
+	 */
+	if (flush && n < max && !c->in_pipe) {
 		ret = partial_to_sink(ss, c, k, n * s->page_size);
 		if (ret < 0)
 			return n ? (ssize_t)n : ret;
-		if (!ret)
-			break;
-		n++;
+		n += ret;
 	}
 	c->pages += n;
 	return (ssize_t)n;

@@ -26,6 +26,8 @@
 #                                  load and the readers share the CPUs); events, because
 #                                  cat's partial pages make its MB/s meaningless
 #   host.LOAD.mmap_vs_splice.mb_s  MB/s of whole pages (-C none), mmap vs splice
+#   host.LOAD.power_vs_process.*   -C zstd on mmap with durability power (the default:
+#                                  fdatasync around every sync) vs process: CPU-s/GB, MB/s
 # No goal: the issue sets none for this area. Every run also lands in
 # $BENCH_RESULTS/host_sources.csv (load,run,mb_s,cpu_s_per_gb; empty = not measured).
 #
@@ -64,12 +66,12 @@ load_events() { [ "$1" = sched ] && echo "-e sched"; }
 
 declare -A R	# results: R[load,what,field]
 
-# ours LOAD SRC COMP
+# ours LOAD SRC COMP [DURABILITY]: the run's key is SRC/COMP, or SRC/COMP/DURABILITY
 ours() {
-	local load=$1 src=$2 comp=$3 out f=$tmp/$1-$2-$3.dat
+	local load=$1 src=$2 comp=$3 dur=${4:-} out f=$tmp/$1-$2-$3${4:+-$4}.dat
 	# shellcheck disable=SC2046
 	out=$("$rec" record -s "$src" -C "$comp" -B "$inst" -b "$kb" $(load_events "$load") \
-		-o "$f" -- $(load_cmd "$load") 2>&1)
+		${dur:+--durability $dur} -o "$f" -- $(load_cmd "$load") 2>&1)
 	local s pages mib fmib lost cpu ev
 	s=$(sed -n 's/^recorded \([0-9.]*\) s.*/\1/p' <<<"$out")
 	read -r pages mib fmib lost < <(sed -n \
@@ -81,11 +83,11 @@ ours() {
 	# markers: the writer's own count is exact
 	[ "$load" = markers ] && ev=$(sed -n 's/^ops //p' <<<"$out")
 	if [ -z "$pages" ]; then echo "run $load/$src/$comp failed:"; echo "$out"; return; fi
-	put "$load,$src/$comp" "$s" "$ev" "$(awk -v m="$mib" 'BEGIN{print m*1048576}')" \
+	put "$load,$src/$comp${dur:+/$dur}" "$s" "$ev" "$(awk -v m="$mib" 'BEGIN{print m*1048576}')" \
 		"$cpu" \
 		"$(awk -v m="$mib" -v f="$(fly_bytes "$f")" 'BEGIN{printf "%.2f", (f > 0) ? m * 1048576 / f : 0}')" \
 		"$lost"
-	[ "$comp" = none ] && [ "$src" = mmap ] && raw_pages "$f" "$tmp/$load.raw"
+	[ "$comp" = none ] && [ "$src" = mmap ] && [ -z "$dur" ] && raw_pages "$f" "$tmp/$load.raw"
 }
 
 # put KEY SECONDS EVENTS BYTES CPU_S RATIO LOST
@@ -186,6 +188,8 @@ for load in markers sched; do
 			ours "$load" "$src" "$comp"
 		done
 	done
+	# what durability = power (the default: fdatasync at every sync) costs
+	ours "$load" mmap zstd process
 	peer_cat "$load"
 	peer_tool "$load" zstd-1 zstd -1 -c
 	peer_tool "$load" zstd-3 zstd -3 -c
@@ -234,4 +238,8 @@ for load in markers sched; do
 		row "$m.events_s" "$load,$src/none" ev_s "$load,peer:cat" ev_s events/s
 	done
 	row "host.$load.mmap_vs_splice.mb_s" "$load,mmap/none" mb_s "$load,splice/none" mb_s MB/s
+	row "host.$load.power_vs_process.cpu_per_gb" "$load,mmap/zstd" cpu_gb \
+		"$load,mmap/zstd/process" cpu_gb cpu-s/GB
+	row "host.$load.power_vs_process.mb_s" "$load,mmap/zstd" mb_s \
+		"$load,mmap/zstd/process" mb_s MB/s
 done
