@@ -101,4 +101,14 @@ else
 	chk irq "irq_handler_entry: +irq=[0-9]+ name=[^ ]+"
 	chk softirq "softirq_entry: +vec=[0-9]+ \[action=[A-Z_]+\]"
 fi
+# A capture on the module's mono clock says so in TRACECLOCK (tracefs's own selection,
+# local, is not what stamped the pages).
+mono=$VM_DIR/kmod-mono.dat
+if [ -s "$mono" ]; then
+	t_eq report.traceclock-is-the-module-clock \
+		"$(trace-cmd dump --options "$mono" 2>/dev/null | grep -A1 'Option TRACECLOCK' |
+		   grep -o '\[[a-z_0-9-]*\]')" "[mono]"
+else
+	t_fail report.traceclock-is-the-module-clock "no kmod-mono.dat from the guest"
+fi
 t_done

@@ -85,6 +85,11 @@ if [ -x /vm/bin/recorderd ]; then
 	recorderd record -q -s kmod -b 256 -c global -e sched -o /tmp/k2.dat -- true >/dev/null 2>&1
 	g_eq recorder.other-settings-exit "$?" 0
 	g_eq recorder.settings-restored "$(ftring_ctl show)" "$before"
+	# the file names the module's clock, not the one tracefs has selected
+	recorderd record -q -s kmod -c mono -e sched -o /tmp/k5.dat -- true >/dev/null 2>&1
+	g_eq recorder.mono-exit "$?" 0
+	cp /tmp/k5.dat "$O/kmod-mono.dat" 2>/dev/null
+	rm -f /tmp/k5.dat
 	out=$(recorderd record -s kmod -e nosuch -o /tmp/k3.dat -- true 2>&1)
 	g_eq recorder.bad-event-exit "$([ $? -ne 0 ] && echo failed)" failed
 	g_check recorder.bad-event-message sh -c "echo \"$out\" | grep -q \"no event 'nosuch'\""
