@@ -69,6 +69,7 @@ struct capture {
 	uint64_t			done_file;
 	unsigned int			rotations;
 	int				moved;		/* pages moved since the last sync */
+	int				excl;		/* files must not exist yet */
 	double				seconds;
 	int				running;
 	int				paused;		/* capture_drain() turned tracing off */
@@ -283,7 +284,8 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		goto fail;
 	}
 	/* The output first: a bad path must not change any tracing state. */
-	ret = trace_output_open(&c->out, p->output ? p->output : "trace.dat", 0);
+	c->excl = p->excl;
+	ret = trace_output_open(&c->out, p->output ? p->output : "trace.dat", p->excl);
 	if (ret)
 		goto fail;
 	/*
@@ -577,7 +579,7 @@ int capture_rotate(struct capture *c, const char *output)
 	 * The new file is made complete (metadata, options) before the old one is touched:
 	 * a failure here leaves the capture as it was. The source keeps buffering meanwhile.
 	 */
-	ret = trace_output_create(&next, output, 0, &c->wp, &c->meta);
+	ret = trace_output_create(&next, output, c->excl, &c->wp, &c->meta);
 	if (ret)
 		return ret;
 

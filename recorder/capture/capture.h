@@ -34,6 +34,7 @@ struct capture_params {
 	const char *const	*events;	/* "SYSTEM" or "SYSTEM:EVENT", may be NULL */
 	int			nr_events;
 	const char		*output;	/* file to create (truncated) */
+	int			excl;		/* @output must not exist yet (never truncated) */
 	enum v7_compression	comp;
 	int			zstd_level;	/* 0 = writer default */
 	unsigned int		chunk_pages;	/* 0 = writer default */
@@ -133,7 +134,8 @@ long capture_service(struct capture *c, int cpu);
 /**
  * capture_rotate() - finish the file and go on in a new one, losing nothing
  * @c:		a running capture
- * @output:	the next file (created, truncated)
+ * @output:	the next file (created, truncated; with the capture's excl it must
+ *		not exist yet)
  *
  * Tracing and the source are left running. The new file is written up to its
  * metadata and options first (the metadata collected at start is reused), then every

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -96,7 +97,15 @@ int trace_output_open(struct trace_output *o, const char *path, int excl)
 	o->path = strdup(path);
 	if (!o->path)
 		return -ENOMEM;
-	o->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC), 0644);
+	/*
+	 * 0640 whatever the umask: a trace holds kallsyms with real addresses, command
+	 * lines and marker text.
+	 */
+	o->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC), 0640);
+	if (o->fd >= 0 && fchmod(o->fd, 0640)) {
+		close(o->fd);
+		o->fd = -1;
+	}
 	if (o->fd < 0) {
 		ret = -errno;
 		log_err("cannot create output file %s: %s", path, strerror(errno));

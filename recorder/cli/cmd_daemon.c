@@ -127,7 +127,8 @@ static int cmd_start(int argc, char **argv)
 	char err[CONFIG_ERR_LEN], *eq;
 	const char *key = NULL;
 	struct rec_config cfg;
-	int nov = 0, nev = 0, fg = 0, o, ready_fd = -1;
+	int nov = 0, nev = 0, fg = 0, o, ready_fd = -1, lret;
+	pid_t holder = 0;
 	struct ctl_hdr h;
 	static uint8_t buf[CTL_MAX_PAYLOAD];
 
@@ -192,11 +193,23 @@ static int cmd_start(int argc, char **argv)
 		fprintf(stderr, "recorderd: %s\n", err);
 		return 1;
 	}
-	/* A second start must say so, not fight over the socket and the tracing state. */
-	if (!ctl_request(cfg.socket, CTL_CMD_PING, NULL, 0, &h, buf, 2000) &&
-	    h.code == CTL_ST_OK) {
-		fprintf(stderr, "recorderd: already running (pid %u, socket %s)\n",
-			((struct ctl_ping *)buf)->pid, cfg.socket);
+	/*
+	 * A second start must say so and touch nothing: the lock is taken before any file,
+	 * directory or tracing setting (and before a stale socket could be unlinked).
+	 */
+	lret = daemon_lock(cfg.socket, &holder);
+	if (lret == -EWOULDBLOCK) {
+		if (!holder && !ctl_request(cfg.socket, CTL_CMD_PING, NULL, 0, &h, buf, 2000) &&
+		    h.code == CTL_ST_OK)
+			holder = (pid_t)((struct ctl_ping *)buf)->pid;
+		fprintf(stderr, "recorderd: already running (pid %d, socket %s)\n", (int)holder,
+			cfg.socket);
+		config_free(&cfg);
+		return 1;
+	}
+	if (lret) {
+		fprintf(stderr, "recorderd: cannot lock %s.lock: %s\n", cfg.socket,
+			strerror(-lret));
 		config_free(&cfg);
 		return 1;
 	}

@@ -77,7 +77,7 @@ const char *ctl_status_str(int status);
 
 /**
  * ctl_server_open() - bind the control socket and add it to @l
- * @path:	socket path; its directory is created (0755) if missing
+ * @path:	socket path; its directory is created (0750) if missing
  * @l:		event loop
  * @table:	dispatch table (@n rows), kept by reference
  * @ctx:	handler context

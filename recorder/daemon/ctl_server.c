@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "rotate.h"
 #include "util/log.h"
 #include "capture/loop.h"
 
@@ -245,14 +247,9 @@ static int socket_in_use(const char *path)
 
 static int make_parent_dir(const char *path)
 {
-	char *dir = strdup(path), *slash = strrchr(dir, '/');
-	int ret = 0;
+	char *dir = strdup(path);
+	int ret = dir ? rotate_mkdir_p(dirname(dir)) : -ENOMEM;
 
-	if (slash && slash != dir) {
-		*slash = 0;
-		if (mkdir(dir, 0755) && errno != EEXIST)
-			ret = -errno;
-	}
 	free(dir);
 	return ret;
 }

@@ -2,17 +2,21 @@
 /* Process plumbing of the daemon: detach, readiness, sd_notify, watchdog, pidfile. */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "daemon.h"
+#include "rotate.h"
 #include "util/log.h"
 
 int daemon_under_systemd(void)
@@ -122,6 +126,47 @@ unsigned int daemon_watchdog_ms(void)
 		return 0;
 	/* Ping at half the timeout, as sd_watchdog_enabled(3) recommends. */
 	return usec / 2000 ? (unsigned int)(usec / 2000) : 1;
+}
+
+static int lock_fd = -1;
+
+int daemon_lock(const char *sock, pid_t *holder)
+{
+	char path[PATH_MAX], pid_dir[PATH_MAX], pid[24] = "";
+	ssize_t n;
+	int fd;
+
+	*holder = 0;
+	if (snprintf(path, sizeof(path), "%s.lock", sock) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = rotate_mkdir_p(dirname(strcpy(pid_dir, path)));
+	if (fd)
+		return fd;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int err = errno == EWOULDBLOCK ? -EWOULDBLOCK : -errno;
+
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		if (n > 0) {
+			pid[n] = '\0';
+			*holder = (pid_t)strtol(pid, NULL, 10);
+		}
+		close(fd);
+		return err;
+	}
+	lock_fd = fd;
+	return 0;
+}
+
+void daemon_lock_owner(void)
+{
+	char pid[24];
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+
+	if (lock_fd < 0 || ftruncate(lock_fd, 0) || pwrite(lock_fd, pid, n, 0) != n)
+		log_warn("cannot write our pid into the lock file");
 }
 
 int daemon_pidfile_write(const char *path)

@@ -9,6 +9,8 @@
 #ifndef REC_DAEMON_H
 #define REC_DAEMON_H
 
+#include <sys/types.h>
+
 #include "config.h"
 
 /* True when started by systemd with Type=notify (NOTIFY_SOCKET is set). */
@@ -37,6 +39,20 @@ void daemon_notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Watchdog ping period (half of WatchdogSec), or 0 when systemd wants none. */
 unsigned int daemon_watchdog_ms(void);
+
+/**
+ * daemon_lock() - be the only daemon on control socket @sock
+ * @sock:	the control socket path; the lock is @sock + ".lock" beside it
+ * @holder:	on -EWOULDBLOCK, the pid of the daemon that holds it (0 if unknown)
+ *
+ * Takes flock(LOCK_EX) on the lock file before anything else is touched; the lock
+ * lives as long as the process (and its detached child, which inherits it).
+ * daemon_lock_owner() then writes the running daemon's pid into it.
+ *
+ * Return: 0, -EWOULDBLOCK when another daemon holds it, or -errno.
+ */
+int daemon_lock(const char *sock, pid_t *holder);
+void daemon_lock_owner(void);
 
 /* Writes our pid to @path (O_EXCL after removing a stale one). 0 or -errno. */
 int daemon_pidfile_write(const char *path);

@@ -143,6 +143,7 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 		snprintf(msg, sizeof(msg), "recorderd: cannot set up the event loop");
 		goto fail;
 	}
+	daemon_lock_owner();
 	d->ctl = ctl_server_open(d->cfg.socket, d->loop, dmn_commands,
 				 dmn_nr_commands, d);
 	if (!d->ctl) {

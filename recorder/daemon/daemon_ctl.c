@@ -314,10 +314,47 @@ static void keep_restart_keys(struct rec_config *nc, struct rec_config *old)
 	nc->mode = old->mode;
 }
 
+/*
+ * Restarts what is captured with @d->cfg; when that fails, with @old again, so that
+ * capturing goes on whatever the new configuration holds. Return: 0; -EINVAL when the
+ * new settings failed (@why says why) and the old ones run again; -EIO when neither
+ * runs (the daemon has to stop).
+ */
+static int restart_or_fall_back(struct recd *d, struct rec_config *old, int restart,
+				char *why, size_t len)
+{
+	int ret = 0;
+
+	log_mark_errors();
+	if (d->fl) {
+		/* Save what the buffer holds, then restart it with the new settings. */
+		dmn_flight_close(d);
+		d->fl = flight_start(&d->cfg, &ret);
+	} else if (dmn_next_file(d, "configuration reloaded", restart == 2)) {
+		ret = -EIO;
+	}
+	snprintf(why, len, "%s", log_first_error()[0] ? log_first_error() :
+		 ret ? strerror(-ret) : "the capture did not start");
+	if (d->fl || d->cap)
+		return ret ? -EINVAL : 0;	/* a file switch that failed left it running */
+	log_err("the new configuration does not capture (%s): going on with the old one",
+		why);
+	config_free(&d->cfg);
+	config_copy(&d->cfg, old);
+	log_max_level = d->cfg.log_level;
+	loop_set_timer(d->loop, d->tick_id, d->cfg.period_ms);
+	if (d->cfg.mode == CONFIG_MODE_FLIGHT && strcmp(d->cfg.source, "kmod")) {
+		d->fl = flight_start(&d->cfg, &ret);
+		if (d->fl)
+			return -EINVAL;
+	}
+	return dmn_next_file(d, "old configuration restored", 1) ? -EIO : -EINVAL;
+}
+
 int dmn_reload(struct recd *d, char *msg, size_t len)
 {
-	struct rec_config nc;
-	char err[CONFIG_ERR_LEN];
+	struct rec_config nc, old;
+	char err[CONFIG_ERR_LEN], why[256] = "";
 	const char *key;
 	int ret, restart;
 
@@ -331,32 +368,31 @@ int dmn_reload(struct recd *d, char *msg, size_t len)
 	/* Keys that need a restart keep their old value; the rest apply now. */
 	if (key)
 		keep_restart_keys(&nc, &d->cfg);
+	config_copy(&old, &d->cfg);
 	config_free(&d->cfg);
 	d->cfg = nc;
 	log_max_level = d->cfg.log_level;
 	loop_set_timer(d->loop, d->tick_id, d->cfg.period_ms);
 	ret = 0;
-	if (restart && d->fl) {
-		/* Save what the buffer holds, then restart it with the new settings. */
-		dmn_flight_close(d);
-		d->fl = flight_start(&d->cfg, &ret);
-		restart = d->fl ? 3 : 0;
-		ret = d->fl ? 0 : -EIO;
-	} else if (restart && d->cap) {
-		if (dmn_next_file(d, "configuration reloaded", restart == 2))
-			ret = -EIO;
-	} else {
+	if (restart && (d->fl || d->cap))
+		ret = restart_or_fall_back(d, &old, restart, why, sizeof(why));
+	else
 		restart = 0;
+	config_free(&old);
+	if (ret) {
+		snprintf(msg, len, "reload failed, old configuration kept%s: %s",
+			 ret == -EIO ? " but it does not capture either" : "", why);
+		return ret;
 	}
-	snprintf(msg, len, "configuration reloaded%s%s%s", ret ? "" : restart == 1 ?
-		 "; continuing in a new file" : restart == 2 ?
-		 "; capture restarted in a new file" : restart == 3 ?
-		 "; flight recorder saved to a file and restarted" : "",
+	snprintf(msg, len, "configuration reloaded%s%s%s", restart == 1 ?
+		 "; continuing in a new file" : restart == 2 && d->fl ?
+		 "; flight recorder saved to a file and restarted" : restart == 2 ?
+		 "; capture restarted in a new file" : "",
 		 key ? "; changing '" : "", key ? key : "");
 	if (key)
 		snprintf(msg + strlen(msg), len - strlen(msg), "' needs a restart (kept old)");
 	log_info("%s", msg);
-	return ret;
+	return 0;
 }
 
 static void h_reload(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,

@@ -40,6 +40,7 @@ int dmn_capture_open(struct recd *d, const char *path)
 		.events = (const char *const *)c->events,
 		.nr_events = c->nr_events,
 		.output = path,
+		.excl = 1,
 		.comp = c->comp,
 		.zstd_level = c->zstd_level,
 		.chunk_pages = c->chunk_pages,
@@ -109,6 +110,8 @@ static void restore_removed(struct recd *d, bool removed)
 		return;
 	err = rotate_mkdir_p(d->cfg.output_dir);
 	out = err ? -1 : open(d->cur, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	if (out >= 0 && fchmod(out, 0640))
+		log_warn("%s: %s", d->cur, strerror(errno));
 	if (out < 0) {
 		log_err("%s was removed and cannot be restored: %s", d->cur,
 			strerror(err ? -err : errno));

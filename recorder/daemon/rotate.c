@@ -22,16 +22,26 @@ int rotate_mkdir_p(const char *dir)
 	if (n >= sizeof(path))
 		return -ENAMETOOLONG;
 	memcpy(path, dir, n + 1);
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
+	for (char *p = path + 1; ; p++) {
+		char c = *p;
+
+		if (c && c != '/')
 			continue;
-		*p = 0;
-		if (mkdir(path, 0755) && errno != EEXIST)
+		*p = '\0';
+		/*
+		 * What we create is 0750 whatever the umask: the files hold kallsyms with
+		 * real addresses, command lines and marker text. Existing ones are left.
+		 */
+		if (!mkdir(path, 0750)) {
+			if (chmod(path, 0750))
+				return -errno;
+		} else if (errno != EEXIST) {
 			return -errno;
-		*p = '/';
+		}
+		if (!c)
+			break;
+		*p = c;
 	}
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return -errno;
 	return 0;
 }
 

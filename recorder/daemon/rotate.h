@@ -52,7 +52,7 @@ const char *rotate_due(const struct rec_config *c, const struct rotate_state *rs
 int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
 			  const char *current, uint64_t reserve);
 
-/* Creates @dir and its parents (0755). 0 or -errno. */
+/* Creates @dir and its parents (0750 whatever the umask; existing ones are left). */
 int rotate_mkdir_p(const char *dir);
 
 #endif /* REC_ROTATE_H */

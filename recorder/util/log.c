@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,17 +8,40 @@
 
 int log_max_level = LOG_LVL_INFO;
 int log_journal_prefix;
+static char first_error[256];
+static int marked;
+
+void log_mark_errors(void)
+{
+	first_error[0] = '\0';
+	marked = 1;
+}
+
+const char *log_first_error(void)
+{
+	return first_error;
+}
 
 void log_msg(int level, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
 
-	if (level > log_max_level)
+	bool keep = level <= LOG_LVL_ERR && marked && !first_error[0];
+
+	if (level > log_max_level && !keep)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (keep) {
+		size_t n = strnlen(buf, sizeof(first_error) - 1);
+
+		memcpy(first_error, buf, n);
+		first_error[n] = '\0';
+	}
+	if (level > log_max_level)
+		return;
 	if (log_journal_prefix)
 		fprintf(stderr, "<%d>%s\n", level, buf);
 	else

@@ -13,6 +13,13 @@ extern int log_journal_prefix;	/* print "<N>" prefixes (set when under systemd) 
 
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * The first error logged since log_mark_errors(), or "" (the reason a reply names,
+ * as it was logged where the decision was made).
+ */
+void log_mark_errors(void);
+const char *log_first_error(void);
+
 #define log_err(...)	log_msg(LOG_LVL_ERR, __VA_ARGS__)
 #define log_warn(...)	log_msg(LOG_LVL_WARN, __VA_ARGS__)
 #define log_info(...)	log_msg(LOG_LVL_INFO, __VA_ARGS__)
