@@ -150,6 +150,16 @@ int loop_set_timer(struct loop *l, int id, unsigned int period_ms)
 	return timer_arm(l->slots[id].fd, period_ms);
 }
 
+int loop_del_timer(struct loop *l, int id)
+{
+	if (id < 0 || id >= l->nr_slots || l->slots[id].kind != SLOT_TIMER)
+		return -EINVAL;
+	epoll_ctl(l->epfd, EPOLL_CTL_DEL, l->slots[id].fd, NULL);
+	close(l->slots[id].fd);
+	l->slots[id].kind = SLOT_FREE;
+	return 0;
+}
+
 int loop_add_signals(struct loop *l, const int *sigs, loop_signal_fn fn, void *arg)
 {
 	sigset_t set;

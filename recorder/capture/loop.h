@@ -36,6 +36,9 @@ int loop_add_timer(struct loop *l, unsigned int period_ms, loop_timer_fn fn, voi
 /* Changes the period of timer @id (0 disarms it). 0 or -errno. */
 int loop_set_timer(struct loop *l, int id, unsigned int period_ms);
 
+/* Removes timer @id and closes its timerfd. 0 or -EINVAL. */
+int loop_del_timer(struct loop *l, int id);
+
 /*
  * Blocks @sigs (0-terminated) in the calling thread and delivers them through a
  * signalfd. Call once, before starting threads. 0 or -errno.
