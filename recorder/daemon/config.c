@@ -79,6 +79,7 @@ static const struct config_key keys[] = {
 	{ "rotate_size",  K_SIZE,   F(rotate_size),    0, 1024 * GiB, NULL },
 	{ "rotate_time",  K_SECS,   F(rotate_secs),    0, 366 * 86400, NULL },
 	{ "disk_budget",  K_SIZE,   F(disk_budget),    0, 1ULL << 50, NULL },
+	{ "max_age",	  K_SECS,   F(max_age_s),      0, 3660 * 86400, NULL },
 	{ "clock",	  K_STR,    F(clock),	       0, 0, clocks },
 	{ "period_ms",	  K_UINT,   F(period_ms),      10, 60000, NULL },
 	{ "sync_ms",	  K_UINT,   F(sync_ms),	       10, 3600000, NULL },

@@ -38,6 +38,7 @@ struct rec_config {
 	uint64_t		rotate_size;	/* bytes, 0 = never */
 	unsigned int		rotate_secs;	/* 0 = never */
 	uint64_t		disk_budget;	/* all files of the pattern, 0 = no limit */
+	unsigned int		max_age_s;	/* delete files of the pattern older, 0 = keep */
 	char			*clock;		/* trace clock, NULL = leave */
 	unsigned int		period_ms;	/* timer wake-up */
 	unsigned int		sync_ms;	/* crash-safety interval: v7_sync() */

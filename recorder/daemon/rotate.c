@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/log.h"
@@ -102,6 +104,7 @@ int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
 	char glob[512];
 	int nr = 0, cap = 0, deleted = 0;
 	uint64_t used = 0, cur_bytes = 0;
+	time_t now = time(NULL);
 	struct dirent *de;
 	DIR *d;
 
@@ -137,21 +140,24 @@ int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
 		used += files[nr].bytes;
 		nr++;
 	}
-	if (c->disk_budget && nr) {
-		uint64_t want = c->disk_budget > reserve ? c->disk_budget - reserve : 0;
+	qsort(files, nr, sizeof(*files), older_first);
+	/* Oldest first: by age (max_age), then until the rest fits (disk_budget). */
+	for (int i = 0; i < nr; i++) {
+		bool too_old = c->max_age_s && files[i].mtime.tv_sec < now - (time_t)c->max_age_s;
+		bool over = c->disk_budget &&
+			    used + cur_bytes > (c->disk_budget > reserve ? c->disk_budget - reserve : 0);
 
-		qsort(files, nr, sizeof(*files), older_first);
-		for (int i = 0; i < nr && used + cur_bytes > want; i++) {
-			if (unlinkat(dirfd(d), files[i].name, 0)) {
-				log_warn("disk budget: cannot delete %s/%s: %s", c->output_dir,
-					 files[i].name, strerror(errno));
-				continue;
-			}
-			log_info("disk budget: deleted %s/%s (%llu bytes)", c->output_dir,
-				 files[i].name, (unsigned long long)files[i].bytes);
-			used -= files[i].bytes;
-			deleted++;
+		if (!too_old && !over)
+			break;
+		if (unlinkat(dirfd(d), files[i].name, 0)) {
+			log_warn("%s: cannot delete %s/%s: %s", too_old ? "max_age" : "disk budget",
+				 c->output_dir, files[i].name, strerror(errno));
+			continue;
 		}
+		log_info("%s: deleted %s/%s (%llu bytes)", too_old ? "max_age" : "disk budget",
+			 c->output_dir, files[i].name, (unsigned long long)files[i].bytes);
+		used -= files[i].bytes;
+		deleted++;
 	}
 	closedir(d);
 	free(files);

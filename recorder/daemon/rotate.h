@@ -38,8 +38,9 @@ const char *rotate_due(const struct rec_config *c, const struct rotate_state *rs
 		       uint64_t file_bytes, time_t now_mono);
 
 /**
- * rotate_enforce_budget() - delete the oldest files of the pattern until they fit
- * @c:		configuration (disk_budget; 0 = only measure)
+ * rotate_enforce_budget() - delete the files of the pattern older than max_age, then
+ *			     the oldest until they fit disk_budget
+ * @c:		configuration (max_age, disk_budget; 0 = no limit: only measure)
  * @rs:		rotation state (disk_used, deleted updated)
  * @current:	file being written (never deleted), or NULL
  * @reserve:	room to leave for the current file to grow, in bytes

@@ -311,6 +311,40 @@ TEST(disk_budget_deletes_oldest_of_the_pattern_only)
 	config_free(&c);
 }
 
+/* max_age deletes the files of the pattern older than it, never the current one. */
+TEST(max_age_deletes_old_files)
+{
+	char dir[] = "/tmp/test_maxage.XXXXXX", cur[600], cmd[700], err[CONFIG_ERR_LEN];
+	struct rotate_state rs = { 0 };
+	struct rec_config c;
+	time_t now = time(NULL);
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	config_defaults(&c);
+	ASSERT_EQ(0, config_set(&c, "output_dir", dir, err));
+	ASSERT_EQ(0, config_set(&c, "max_age", "1h", err));
+	EXPECT_EQ(3600, c.max_age_s);
+	make_file(dir, "trace-20260101-000001-0000.dat", 4096, now - 3 * 3600);
+	make_file(dir, "trace-20260101-000002-0001.dat", 4096, now - 2 * 3600);
+	make_file(dir, "trace-20260101-000003-0002.dat", 4096, now - 600);
+	make_file(dir, "old-but-not-ours.dat", 4096, now - 5 * 3600);
+	make_file(dir, "trace-20260101-000004-0003.dat", 4096, now - 4 * 3600);
+	snprintf(cur, sizeof(cur), "%s/trace-20260101-000004-0003.dat", dir);
+	EXPECT_EQ(2, rotate_enforce_budget(&c, &rs, cur, 0));
+	EXPECT_FALSE(exists(dir, "trace-20260101-000001-0000.dat"));
+	EXPECT_FALSE(exists(dir, "trace-20260101-000002-0001.dat"));
+	EXPECT_TRUE(exists(dir, "trace-20260101-000003-0002.dat"));
+	EXPECT_TRUE(exists(dir, "old-but-not-ours.dat"));
+	EXPECT_TRUE(exists(dir, "trace-20260101-000004-0003.dat"));	/* current */
+	/* no limit set: nothing is deleted */
+	ASSERT_EQ(0, config_set(&c, "max_age", "0", err));
+	make_file(dir, "trace-20260101-000005-0004.dat", 4096, now - 9 * 3600);
+	EXPECT_EQ(0, rotate_enforce_budget(&c, &rs, cur, 0));
+	config_free(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
 TEST(rotation_due_by_size_and_time)
 {
 	struct rotate_state rs = { .started = 1000 };
