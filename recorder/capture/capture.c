@@ -564,6 +564,29 @@ int capture_stop(struct capture *c)
 	return c->error;
 }
 
+/*
+ * Each file carries the metadata of its own start: kallsyms with the modules loaded
+ * since, event formats of events created since. When they cannot be read, the
+ * previous ones serve (said once in the log).
+ */
+static void refresh_meta(struct capture *c)
+{
+	struct trace_meta m;
+
+	if (meta_collect(&m, c->instance)) {
+		log_warn("%s: the metadata of the previous file are reused", c->out.path);
+		return;
+	}
+	if ((c->src->ops->add_meta && c->src->ops->add_meta(c->src, &m)) ||
+	    m.page_size != c->page_size) {
+		log_warn("%s: the metadata of the previous file are reused", c->out.path);
+		meta_free(&m);
+		return;
+	}
+	meta_free(&c->meta);
+	c->meta = m;
+}
+
 int capture_rotate(struct capture *c, const char *output)
 {
 	struct trace_output next;
@@ -579,6 +602,7 @@ int capture_rotate(struct capture *c, const char *output)
 	 * The new file is made complete (metadata, options) before the old one is touched:
 	 * a failure here leaves the capture as it was. The source keeps buffering meanwhile.
 	 */
+	refresh_meta(c);
 	ret = trace_output_create(&next, output, c->excl, &c->wp, &c->meta);
 	if (ret)
 		return ret;

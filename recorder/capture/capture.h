@@ -138,7 +138,8 @@ long capture_service(struct capture *c, int cpu);
  *		not exist yet)
  *
  * Tracing and the source are left running. The new file is written up to its
- * metadata and options first (the metadata collected at start is reused), then every
+ * metadata (collected again: kallsyms and event formats as of now) and options first,
+ * then every
  * CPU is drained (including partly written pages) into the old file, which gets
  * CMDLINES and CPUSTAT and is finished and synced. Pages a full region refused go to
  * the new file first. Per-file counters restart; capture_status() sums the finished

@@ -4,7 +4,8 @@
 # private socket): a second start on the same socket, even while the first has not
 # answered yet, exits with "already running (pid N)" and touches nothing; files are
 # 0640 and directories 0750 whatever the umask; a reload naming an event that does not
-# exist fails, names the event, and the capture goes on with the old configuration.
+# exist fails, names the event, and the capture goes on with the old configuration;
+# each rotated file carries the event formats of its own start.
 source "$(dirname "$0")/../lib/tap.sh"
 source "$(dirname "$0")/../lib/recd.sh"
 
@@ -41,6 +42,29 @@ t_check "start beside a frozen daemon: says already running" \
 	grep -q "^recorderd: already running (pid $pid," <<<"$out"
 t_check "start beside a frozen daemon: touched nothing" test ! -e "$other"
 t_eq "the frozen daemon runs on" "$(recd_json state)" running
+
+# --- every file carries the metadata of its own start ----------------------------------------
+# An event created while the daemon runs (a uprobe on /usr/bin/true) is in the formats
+# of the file started after it, not in the one before.
+grp=recd024_$$
+entry=$(readelf -h /usr/bin/true 2>/dev/null | awk '/Entry/{print $4}')
+if [ -n "$entry" ] && echo "p:$grp/up1 /usr/bin/true:$entry" >>"$TRACEFS/uprobe_events" 2>/dev/null; then
+	EXTRA_CLEANUP="echo '-:$grp/up1' >>$TRACEFS/uprobe_events 2>/dev/null"
+	first=$(recd_json output_file)
+	recd rotate >/dev/null
+	second=$(recd_json output_file)
+	recd rotate >/dev/null
+	t_check "rotation: a new file" test "$second" != "$first"
+	# (dump prints the formats, whose names are the events': up1)
+	t_eq "file started before the event: no format for it" \
+		"$(trace-cmd dump --events "$first" 2>/dev/null | grep -c '^name: up1$')" 0
+	t_eq "file started after the event: its format is there" \
+		"$(trace-cmd dump --events "$second" 2>/dev/null | grep -c '^name: up1$')" 1
+	echo "-:$grp/up1" >>"$TRACEFS/uprobe_events"
+	EXTRA_CLEANUP=
+else
+	t_skip "fresh metadata" "cannot create a uprobe event here"
+fi
 
 # --- private files ------------------------------------------------------------------------
 f=$(recd_json output_file)
