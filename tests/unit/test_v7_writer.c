@@ -561,6 +561,54 @@ TEST(crash_in_finish_copy)
 	rmdir(dir);
 }
 
+/*
+ * The same where a CPU's data move down by less than their own size: CPU 1's region
+ * is full (16 raw pages of 64 KiB) and CPU 0 holds one page, so compacting in place
+ * would write CPU 1's pages over the region the live tail still names. A cut after any
+ * update must leave the synced file or the finished one, every marker on its CPU.
+ */
+TEST(crash_in_finish_overlapping_move)
+{
+	char dir[] = "/dev/shm/v7wo.XXXXXX";
+	bool done = false;
+	long n;
+
+	if (!mkdtemp(dir))
+		SKIP(return, "no /dev/shm");
+	for (n = 0; !done && n < 64; n++) {
+		struct rb_summary s;
+		struct tw t;
+		size_t m0, m1;
+		int ret;
+
+		ASSERT_EQ(0, tw_open_in(&t, dir, V7_COMP_NONE, 2, 0, 64 << 10));
+		gen_markers(&t.g[0], 0, 0, 20);
+		gen_markers(&t.g[1], 1, 0, 2000);
+		ASSERT_GE(t.g[1].nr, 16);
+		ASSERT_EQ(0, v7_append_pages(t.w, 0, t.g[0].pages, 1));
+		ASSERT_EQ(0, v7_append_pages(t.w, 1, t.g[1].pages, 16));
+		ASSERT_EQ(0, v7_sync(t.w));
+		m0 = markers_in(&t.g[0], 1);
+		m1 = markers_in(&t.g[1], 16);
+		v7_fail_after(t.w, n);
+		ret = v7_finish(t.w, NULL, 0, NULL);
+		done = !ret;
+		ASSERT_EQ(0, rb_summarize(t.path, &s));
+		if (s.per_cpu[0] != m0 || s.per_cpu[1] != m1)
+			TH_LOG("finish cut after %ld updates: %llu + %llu events, want %zu + %zu", n,
+			       (unsigned long long)s.per_cpu[0], (unsigned long long)s.per_cpu[1],
+			       m0, m1);
+		EXPECT_EQ(m0, s.per_cpu[0]);
+		EXPECT_EQ(m1, s.per_cpu[1]);
+		EXPECT_TRUE(markers_ok(&s, 0, s.per_cpu[0]));
+		EXPECT_TRUE(markers_ok(&s, 1, s.per_cpu[1]));
+		rb_summary_free(&s);
+		tw_close(&t, true);
+	}
+	EXPECT_TRUE(done);
+	rmdir(dir);
+}
+
 /* After finish the file is compact: no holes left from the reserved regions. */
 TEST(finish_is_compact)
 {
