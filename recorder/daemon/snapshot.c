@@ -20,6 +20,16 @@
 
 #define DRAIN_BATCH	256	/* pages per read */
 
+/*
+ * What earlier snapshots drained of one CPU, newest last: the kernel ring gives each
+ * page once, so the next snapshot starts from these. At most the ring's size.
+ */
+struct history {
+	char		*pages;		/* cap pages, circular */
+	size_t		head;		/* oldest */
+	size_t		n;
+};
+
 struct flight {
 	struct tracing		*tr;
 	const struct source_ops	*ops;
@@ -27,6 +37,9 @@ struct flight {
 	char			*instance;
 	unsigned int		buffer_kb;
 	int			ncpus;
+	size_t			cap;		/* pages of history per CPU: the ring's size */
+	unsigned int		page_size;
+	struct history		*hist;		/* [ncpus] */
 };
 
 struct flight *flight_start(const struct rec_config *c, int *err)
@@ -78,24 +91,71 @@ fail:
 	return NULL;
 }
 
-/* Moves at most @max pages of @cpu from @src to @w. Returns pages or -errno. */
-static long drain_cpu(struct source *src, struct v7_writer *w, int cpu, char *buf,
-		      uint64_t max)
+/* Appends @n pages to @h, dropping its oldest past @f->cap. */
+static void history_add(struct flight *f, struct history *h, const char *pages, size_t n)
 {
-	long total = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t slot = (h->head + h->n) % f->cap;
+
+		memcpy(h->pages + slot * f->page_size, pages + i * f->page_size, f->page_size);
+		if (h->n < f->cap)
+			h->n++;
+		else
+			h->head = (h->head + 1) % f->cap;
+	}
+}
+
+/*
+ * Moves what the ring holds for @cpu (at most @max pages: the producer keeps writing)
+ * into its history, then writes the history, oldest first, to @w: the snapshot holds
+ * the newest ring-size of events whenever the last snapshot was taken.
+ * Returns the pages written or -errno.
+ */
+static long drain_cpu(struct flight *f, struct source *src, struct v7_writer *w, int cpu,
+		      char *buf, uint64_t max)
+{
+	struct history *h = &f->hist[cpu];
+	uint64_t total = 0;
 	ssize_t r;
 	int ret;
 
-	while ((uint64_t)total < max) {
+	if (!h->pages) {
+		h->pages = malloc(f->cap * f->page_size);
+		if (!h->pages)
+			return -ENOMEM;
+	}
+	while (total < max) {
 		r = src->ops->read_pages(src, cpu, buf, DRAIN_BATCH, 1);
-		if (r <= 0)
-			return r < 0 ? r : total;
-		ret = v7_append_pages(w, cpu, buf, (size_t)r);
+		if (r < 0)
+			return r;
+		if (!r)
+			break;
+		history_add(f, h, buf, (size_t)r);
+		total += (uint64_t)r;
+	}
+	for (size_t i = 0; i < h->n; i++) {
+		ret = v7_append_pages(w, cpu, h->pages + ((h->head + i) % f->cap) * f->page_size,
+				      1);
 		if (ret)
 			return ret;
-		total += r;
 	}
-	return total;
+	return (long)h->n;
+}
+
+/* The ring's size per CPU in pages: buffer_kb as set, else as tracefs reports it. */
+static size_t ring_pages(struct flight *f, unsigned int page_size)
+{
+	unsigned long kb = f->buffer_kb;
+	char *text;
+
+	if (!kb) {
+		text = tracing_read(f->instance, "buffer_size_kb", NULL);
+		kb = text ? strtoul(text, NULL, 10) : 0;
+		free(text);
+	}
+	if (!kb)
+		kb = 1408;	/* the kernel's default per CPU */
+	return (size_t)kb * 1024 / page_size + 1;
 }
 
 int flight_snapshot(struct flight *f, const char *path, const struct rec_config *c,
@@ -138,11 +198,20 @@ int flight_snapshot(struct flight *f, const char *path, const struct rec_config 
 	ret = trace_output_create(&out, path, 1, &wp, &m);
 	if (ret)
 		goto out;
+	if (!f->hist) {
+		f->page_size = src->page_size;
+		f->cap = ring_pages(f, src->page_size);
+		f->hist = calloc((size_t)src->ncpus, sizeof(*f->hist));
+		if (!f->hist) {
+			ret = -ENOMEM;
+			trace_output_discard(&out, 1);
+			goto out;
+		}
+	}
 	/* One ring's worth (plus a batch): a producer that keeps writing cannot hold us. */
-	max = f->buffer_kb ? (uint64_t)f->buffer_kb * 1024 / src->page_size + DRAIN_BATCH :
-	      (1ULL << 20);
-	for (int cpu = 0; !ret && cpu < src->ncpus; cpu++) {
-		long n = drain_cpu(src, out.w, cpu, buf, max);
+	max = f->cap + DRAIN_BATCH;
+	for (int cpu = 0; !ret && cpu < src->ncpus && cpu < f->ncpus; cpu++) {
+		long n = drain_cpu(f, src, out.w, cpu, buf, max);
 
 		if (n < 0) {
 			ret = (int)n;
@@ -181,6 +250,9 @@ void flight_stop(struct flight *f)
 {
 	if (!f)
 		return;
+	for (int i = 0; f->hist && i < f->ncpus; i++)
+		free(f->hist[i].pages);
+	free(f->hist);
 	tracing_free(f->tr);
 	free(f->instance);
 	free(f);

@@ -26,7 +26,7 @@ struct flight;
 struct flight *flight_start(const struct rec_config *c, int *err);
 
 /**
- * flight_snapshot() - drain the buffers into a new trace.dat
+ * flight_snapshot() - write the newest ring-size of events into a new trace.dat
  * @f:		flight recorder
  * @path:	file to create (must not exist)
  * @c:		configuration (compression, chunk and region sizes)
@@ -34,7 +34,8 @@ struct flight *flight_start(const struct rec_config *c, int *err);
  * @file:	file bytes
  *
  * Reads at most one buffer's worth of pages per CPU (the producer keeps writing), so a
- * flood cannot keep it going. Return: 0 or -errno (the partial file is removed).
+ * flood cannot keep it going, adds them to what earlier snapshots read, and writes the
+ * newest ring-size of them. Return: 0 or -errno (the partial file is removed).
  */
 int flight_snapshot(struct flight *f, const char *path, const struct rec_config *c,
 		    uint64_t *raw, uint64_t *file);
