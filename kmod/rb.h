@@ -213,6 +213,25 @@ static inline u64 rb_lost(struct rb_cpu *buf)
 	       local_read(&buf->lost_too_big);
 }
 
+/**
+ * rb_readable() - does @buf have data for a reader waiting on its watermark?
+ * @buf: The buffer. Lockless, racy by design: used to decide whether to wake.
+ *
+ * Inline here, not in rb_read.c: the writer's commit (rb_write.h) asks it, and the
+ * reader's swap uses the writer's publish, so neither half calls into the other's .c.
+ */
+static inline bool rb_readable(struct rb_cpu *buf)
+{
+	u64 full;
+
+	if (!READ_ONCE(buf->watermark))
+		return (u64)(local_read(&buf->entries) - local_read(&buf->overrun)) !=
+		       READ_ONCE(buf->read);
+	full = local_read(&buf->pages_done) - local_read(&buf->pages_gone) -
+	       READ_ONCE(buf->pages_read);
+	return full >= READ_ONCE(buf->watermark);
+}
+
 /* rb_write.c */
 int rb_move_tail(struct rb_cpu *buf, unsigned long tail);
 void rb_publish_slow(struct rb_cpu *buf);
@@ -220,7 +239,6 @@ void rb_drop(struct rb_cpu *buf, local_t *cause);
 
 /* rb_read.c */
 int rb_reader_swap(struct rb_cpu *buf);
-bool rb_readable(struct rb_cpu *buf);
 void rb_update_meta(struct rb_cpu *buf);
 
 /* rb_alloc.c */

@@ -110,22 +110,6 @@ out:
 }
 
 /**
- * rb_readable() - does @buf have data for a reader waiting on its watermark?
- * @buf: The buffer. Lockless, racy by design: used to decide whether to wake.
- */
-bool rb_readable(struct rb_cpu *buf)
-{
-	u64 full;
-
-	if (!READ_ONCE(buf->watermark))
-		return (u64)(local_read(&buf->entries) - local_read(&buf->overrun)) !=
-		       READ_ONCE(buf->read);
-	full = local_read(&buf->pages_done) - local_read(&buf->pages_gone) -
-	       READ_ONCE(buf->pages_read);
-	return full >= READ_ONCE(buf->watermark);
-}
-
-/**
  * rb_update_meta() - copy the reader state and counters to the meta page.
  * @buf: The buffer, with @buf->reader_lock held.
  */
