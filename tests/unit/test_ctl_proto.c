@@ -289,9 +289,16 @@ TEST_F(live, unprivileged_peer_is_read_only)
 
 	if (geteuid() != 0)
 		SKIP(return, "needs root to switch to an unprivileged uid");
-	/* Open the socket to others so that only SO_PEERCRED stands in the way. */
+	/*
+	 * Open the socket to others so that only SO_PEERCRED stands in the way (the
+	 * server makes the socket's directory 0750, like its other directories).
+	 */
+	char run[sizeof(self->s.path)];
+
+	snprintf(run, sizeof(run), "%s/run", self->s.dir);
 	ASSERT_EQ(0, chmod(self->s.path, 0666));
 	ASSERT_EQ(0, chmod(self->s.dir, 0755));
+	ASSERT_EQ(0, chmod(run, 0755));
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
