@@ -39,7 +39,7 @@
  * The slot size S is 1 MiB: room for every option a capture adds (v7_add_option()
  * refuses more), so T + S + S is all the file ever holds past the regions.
  *
- * One file of ~800 lines on purpose: the append path, the region admission and the
+ * One file of ~900 lines on purpose: the append path, the region admission and the
  * sync/tail protocol above read and write the same per-CPU and slot state, and the
  * protocol reads best whole; the byte layouts live in v7_encode.c and finishing in
  * v7_finish.c.
