@@ -3,6 +3,7 @@
 #   make demo       set up, build, record a real capture and show what is in it
 #   make check      set up, build, run every test (ends with "N passed, N failed")
 #   make bench      benchmarks (never pass/fail): tests/bench/results/, README section
+#   make fuzz       the libFuzzer targets for FUZZ_SECONDS each (tests/fuzz/rules.mk)
 #   make install    recorderd, its service, config example, the module via DKMS sources
 
 B        := build
@@ -61,7 +62,7 @@ checkpatch: $(B)/ext/kselftest_harness.h
 		common/ftring_abi.h common/ftrace_page.h common/ftring_events.h
 
 check: setup
-	$(MAKE) all
+	$(MAKE) all fuzz-build
 	tests/run
 
 demo: setup

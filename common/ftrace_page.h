@@ -181,16 +181,21 @@ struct ftp_event {
 /*
  * Decodes the event at @off of the data area @data (@size valid bytes), updating
  * @ts the way kbuffer does. Returns the offset of the next event, or 0 on a
- * malformed event (length past @size, null padding inside the data).
+ * malformed event (length past @size or not a multiple of 4, null padding inside
+ * the data).
  */
 static inline __u32 ftp_next(const char *data, __u32 size, __u32 off, __u64 *ts,
 			     struct ftp_event *ev)
 {
-	const __u32 *w = (const __u32 *)(data + off);
-	__u32 type, len;
+	const char *at = data + off;
+	__u32 w[2] = { 0, 0 }, type, len;
 
 	if (off + 4 > size)
 		return 0;
+	/* Unaligned-safe loads: a hostile page may put an event anywhere. */
+	__builtin_memcpy(&w[0], at, 4);
+	if (off + 8 <= size)
+		__builtin_memcpy(&w[1], at + 4, 4);
 	type = ftp_word_type(w[0]);
 	ev->type_len = type;
 	ev->offset = off;
@@ -198,7 +203,7 @@ static inline __u32 ftp_next(const char *data, __u32 size, __u32 off, __u64 *ts,
 	ev->payload_len = 0;
 	switch (type) {
 	case FTP_TYPE_PADDING:
-		if (!ftp_word_delta(w[0]) || off + 8 > size)
+		if (!ftp_word_delta(w[0]) || off + 8 > size || (w[1] & 3))
 			return 0;
 		len = 4 + w[1];
 		*ts += ftp_word_delta(w[0]);
@@ -217,21 +222,21 @@ static inline __u32 ftp_next(const char *data, __u32 size, __u32 off, __u64 *ts,
 		      ((__u64)w[1] << FTP_DELTA_BITS) | ftp_word_delta(w[0]);
 		break;
 	case 0:
-		if (off + 8 > size || w[1] < 4)
+		if (off + 8 > size || w[1] < 4 || (w[1] & 3))
 			return 0;
 		len = 4 + w[1];
-		ev->payload = &w[2];
+		ev->payload = at + 8;
 		ev->payload_len = ftp_align4(w[1] - 4);
 		*ts += ftp_word_delta(w[0]);
 		break;
 	default:
 		len = 4 + 4 * type;
-		ev->payload = &w[1];
+		ev->payload = at + 4;
 		ev->payload_len = 4 * type;
 		*ts += ftp_word_delta(w[0]);
 		break;
 	}
-	if (off + len > size)
+	if (len > size - off)	/* size >= off + 4 here; off + len may wrap */
 		return 0;
 	ev->len = len;
 	ev->ts = *ts;

@@ -14,7 +14,8 @@
 
 int v7_buf_reserve(struct v7_buf *b, size_t len)
 {
-	if (b->len + len > b->cap) {
+	/* Never NULL after success, even for 0 bytes: callers do p + len arithmetic. */
+	if (b->len + len > b->cap || !b->p) {
 		size_t cap = b->cap ? b->cap : 4096;
 		char *p;
 

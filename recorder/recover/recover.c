@@ -434,6 +434,8 @@ int recover_file(const char *path, const char *out, int dry_run)
 				tail_free(&hi);
 		} else if (h) {
 			r->t = hi;
+			if (l)
+				tail_free(&lo);
 		}
 		/* the streams come from the layout: this tail gives options only */
 		r->t.ok = false;
