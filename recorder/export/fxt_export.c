@@ -25,6 +25,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,6 +35,16 @@
 #include "fxt.h"
 #include "fxt_export_local.h"
 #include "util/log.h"
+#include "util/sandbox.h"
+
+/*
+ * Limits of the child that runs libtracecmd. Its memory is bounded by reopening the
+ * input every 16 MiB of records (fxt_input.c): 2 GiB of address space is far above
+ * what a real file needs, and far below what a hostile one could take.
+ */
+#define EXPORT_AS_LIMIT		(2ULL << 30)
+#define EXPORT_CPU_BASE_S	10
+#define EXPORT_CPU_S_PER_MIB	4
 
 /* ---- archive ------------------------------------------------------------------- */
 
@@ -167,21 +179,24 @@ static int copy_fd(int from, int to)
 	}
 }
 
-/* The events' temporary file: beside the output (same file system), else in /tmp. */
-static int tmp_in_dir_of(const char *out_path)
+/*
+ * An unnamed file in the directory of @path (same file system: it can be linked
+ * there). Unless @strict, /tmp when that directory cannot have one.
+ */
+static int open_tmp_beside(const char *path, bool strict)
 {
 	char dir[PATH_MAX];
-	const char *slash = strrchr(out_path, '/');
+	const char *slash = strrchr(path, '/');
 	int fd;
 
 	if (!slash)
 		snprintf(dir, sizeof(dir), ".");
-	else if (slash == out_path)
+	else if (slash == path)
 		snprintf(dir, sizeof(dir), "/");
 	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - out_path), out_path);
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	if (fd < 0 && !strict)
 		fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	return fd;
 }
@@ -202,34 +217,18 @@ static void exporter_free(struct exporter *x)
 		tracecmd_close(x->in);
 }
 
-/**
- * fxt_export() - write the FXT archive of a trace.dat file.
- * @in_path: trace.dat, any version and compression libtracecmd reads
- * @out_path: FXT file to create (replaced if it exists)
- * @opts: options, all zero for the defaults
- * @stats: filled with what was read, written, repaired and dropped
- *
- * Errors are logged here, where they are found.
- * Return: 0, or a negative errno.
+/*
+ * The archive of @in_path into @out (empty, read-write; its events first go to a
+ * temporary file beside @out_path): the work done in the sandbox.
  */
-int fxt_export(const char *in_path, const char *out_path, const struct fxt_export_opts *opts,
-	       struct fxt_export_stats *stats)
+static int export_to_fd(const char *in_path, const char *out_path, int out,
+			const struct fxt_export_opts *opts, struct fxt_export_stats *stats)
 {
 	struct exporter x = { .opts = opts, .st = stats };
-	struct stat in_sb, out_sb;
 	struct fxtw *head = NULL;
-	int tmp = -1, out = -1, ret;
+	int tmp = -1, ret;
 	struct tep_event *sw;
 
-	memset(stats, 0, sizeof(*stats));
-	ret = exp_check_input(in_path);
-	if (ret)
-		return ret;
-	if (!stat(in_path, &in_sb) && !stat(out_path, &out_sb) && in_sb.st_dev == out_sb.st_dev &&
-	    in_sb.st_ino == out_sb.st_ino) {
-		log_err("export: %s is the input: not overwriting it\n", out_path);
-		return -EINVAL;
-	}
 	x.in = tracecmd_open(in_path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!x.in) {
 		log_err("export: libtracecmd cannot read %s (damaged or unsupported trace.dat)\n",
@@ -246,37 +245,22 @@ int fxt_export(const char *in_path, const char *out_path, const struct fxt_expor
 	stats->ticks_per_second = ticks_for_clock(tracecmd_get_trace_clock(x.in), opts);
 	exp_find_machine(&x);
 
-	out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0) {
-		ret = -errno;
-		log_err("export: cannot create %s: %s\n", out_path, strerror(errno));
-		goto out;
-	}
-	tmp = tmp_in_dir_of(out_path);
+	tmp = open_tmp_beside(out_path, false);
 	if (tmp < 0) {
 		ret = -errno;
-		log_err("export: no temporary file for %s: %s\n", out_path, strerror(errno));
+		log_err("export: no temporary file: %s\n", strerror(errno));
 		goto out;
 	}
-
-	x.max_id = 0;
-	for (int i = 0; i < tep_get_events_count(x.tep); i++) {
-		struct tep_event *ev = tep_get_event(x.tep, i);
-
-		if (ev && ev->id > x.max_id)
-			x.max_id = ev->id;
-	}
-	x.evs = calloc((size_t)x.max_id + 1, sizeof(*x.evs));
-	x.cpu = calloc((size_t)x.ncpus, sizeof(*x.cpu));
+	ret = exp_map_init(&x);
+	if (ret)
+		goto out;
 	x.w = fxtw_new(tmp);
 	head = fxtw_new(out);
-	if (!x.evs || !x.cpu || !x.w || !head) {
+	if (!x.w || !head) {
 		ret = -ENOMEM;
 		log_err("export: out of memory\n");
 		goto out;
 	}
-	for (int cpu = 0; cpu < x.ncpus; cpu++)
-		x.cpu[cpu].curr = -1;
 	if (opts->max_strings || opts->max_threads)
 		fxtw_set_table_limits(x.w, opts->max_strings ? opts->max_strings : 32767,
 				      opts->max_threads);
@@ -291,17 +275,15 @@ int fxt_export(const char *in_path, const char *out_path, const struct fxt_expor
 		exp_close_all(&x);
 	ret = x.failed ? x.failed : fxtw_finish(x.w);
 	if (ret) {
-		log_err("export: writing events for %s: %s\n", out_path, strerror(-ret));
+		log_err("export: writing events: %s\n", strerror(-ret));
 		goto out;
 	}
 	write_prologue(&x, head);
 	ret = fxtw_finish(head);
 	if (!ret)
 		ret = copy_fd(tmp, out);
-	if (!ret && fsync(out) && errno != EINVAL)
-		ret = -errno;
 	if (ret) {
-		log_err("export: writing %s: %s\n", out_path, strerror(-ret));
+		log_err("export: writing the archive: %s\n", strerror(-ret));
 		goto out;
 	}
 	stats->bytes_out = fxtw_bytes(head) + fxtw_bytes(x.w);
@@ -309,10 +291,117 @@ out:
 	fxtw_free(head);
 	if (tmp >= 0)
 		close(tmp);
-	if (out >= 0 && close(out) && !ret)
-		ret = -errno;
-	if (ret && out >= 0)
-		unlink(out_path);
 	exporter_free(&x);
+	return ret;
+}
+
+struct export_job {
+	const char			*in_path;
+	const char			*out_path;
+	int				out;
+	const struct fxt_export_opts	*opts;
+};
+
+static int export_in_child(void *arg, void *result)
+{
+	const struct export_job *j = arg;
+
+	return export_to_fd(j->in_path, j->out_path, j->out, j->opts, result);
+}
+
+/* The finished archive in @fd (a file opened by open_tmp_beside) becomes @path. */
+static int publish(int fd, const char *tmp_name, const char *path)
+{
+	char proc[64];
+
+	if (fsync(fd) && errno != EINVAL)
+		return -errno;
+	if (tmp_name)
+		return rename(tmp_name, path) ? -errno : 0;
+	/* O_TMPFILE: a name of its own first, then renamed over @path (atomic). */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (int i = 0; i < 100; i++) {
+		char name[PATH_MAX];
+
+		if (snprintf(name, sizeof(name), "%s.%d.%d", path, (int)getpid(), i) >=
+		    (int)sizeof(name))
+			return -ENAMETOOLONG;
+		if (!linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW)) {
+			if (!rename(name, path))
+				return 0;
+			unlink(name);
+			return -errno;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/**
+ * fxt_export() - write the FXT archive of a trace.dat file.
+ * @in_path: trace.dat, any version and compression libtracecmd reads
+ * @out_path: FXT file to create (replaced if it exists, only once complete)
+ * @opts: options, all zero for the defaults
+ * @stats: filled with what was read, written, repaired and dropped
+ *
+ * The file is checked by our own reader first (format/v7_decode.c, for v7 files);
+ * libtracecmd, which a damaged file can crash or make leak, then reads it in a child
+ * process with limits on memory and CPU time (util/sandbox.c). The archive is built in
+ * an unnamed file beside @out_path and renamed into place when complete, so a failure
+ * at any point leaves no partial output and an existing @out_path untouched.
+ * Errors are logged here, where they are found.
+ * Return: 0, or a negative errno.
+ */
+int fxt_export(const char *in_path, const char *out_path, const struct fxt_export_opts *opts,
+	       struct fxt_export_stats *stats)
+{
+	struct export_job job = { .in_path = in_path, .out_path = out_path, .opts = opts };
+	struct sandbox_limits lim = { .as_bytes = EXPORT_AS_LIMIT };
+	char why[128], tmp_name[PATH_MAX] = "";
+	struct stat in_sb, out_sb;
+	int ret;
+
+	memset(stats, 0, sizeof(*stats));
+	ret = exp_check_input(in_path);
+	if (ret)
+		return ret;
+	if (stat(in_path, &in_sb))
+		return -errno;
+	if (!stat(out_path, &out_sb) && in_sb.st_dev == out_sb.st_dev &&
+	    in_sb.st_ino == out_sb.st_ino) {
+		log_err("export: %s is the input: not overwriting it\n", out_path);
+		return -EINVAL;
+	}
+	job.out = open_tmp_beside(out_path, true);
+	if (job.out < 0) {
+		/* No O_TMPFILE here (an old or network file system): a hidden name. */
+		const char *slash = strrchr(out_path, '/');
+
+		snprintf(tmp_name, sizeof(tmp_name), "%.*s.%s.XXXXXX",
+			 slash ? (int)(slash - out_path + 1) : 0, out_path,
+			 slash ? slash + 1 : out_path);
+		job.out = mkostemp(tmp_name, O_CLOEXEC);
+		if (job.out < 0) {
+			ret = -errno;
+			log_err("export: cannot create %s: %s\n", out_path,
+				strerror(errno));
+			return ret;
+		}
+	}
+	/* Generous for any real file: export reads ~50 MiB/s; a loop ends here. */
+	lim.cpu_seconds = EXPORT_CPU_BASE_S + EXPORT_CPU_S_PER_MIB * ((uint64_t)in_sb.st_size >> 20);
+	ret = sandbox_run(export_in_child, &job, stats, sizeof(*stats), &lim, why, sizeof(why));
+	if (ret == -ECHILD)
+		log_err("export: reading %s failed: libtracecmd was %s; the file is damaged "
+			"(`recorderd recover` may repair it)\n", in_path, why);
+	if (!ret) {
+		ret = publish(job.out, tmp_name[0] ? tmp_name : NULL, out_path);
+		if (ret)
+			log_err("export: cannot write %s: %s\n", out_path, strerror(-ret));
+	}
+	if (ret && tmp_name[0])
+		unlink(tmp_name);
+	close(job.out);
 	return ret;
 }

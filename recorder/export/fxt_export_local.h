@@ -95,6 +95,8 @@ struct exporter {
 	struct cpu_state	*cpu;
 	struct evinfo		**evs;		/* by event id */
 	int			max_id;
+	struct tep_format_field	*f_type;	/* common_type and common_pid, read */
+	struct tep_format_field	*f_pid;		/* checked against each record */
 	struct task		*tasks;		/* open addressing by tid */
 	size_t			ntasks, cap;
 	struct { uint64_t value; char letter; } state_flags[16];
@@ -121,6 +123,10 @@ void exp_find_machine(struct exporter *x);
 int exp_merge_pass(struct exporter *x, const char *path);
 
 /* fxt_map.c */
+/* The event table, the CPUs' state and the common fields, once the input is open. */
+int exp_map_init(struct exporter *x);
+/* The common fields again, from a new handle's event formats (after a reopen). */
+int exp_map_bind(struct exporter *x);
 int exp_on_record(struct tracecmd_input *h, struct tep_record *r, int cpu, void *data);
 void exp_load_state_flags(struct exporter *x, struct tep_event *ev);
 /* Ends every open slice and switch at the end of the pass. */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 
 #include "fxt.h"
 #include "fxt_validate.h"
+#include "format/v7_decode.h"
 #include "fxt_export_local.h"
 #include "syscall_names.h"
 #include "util/log.h"
@@ -41,6 +43,8 @@ static int reopen(struct exporter *x, const char *path)
 		return -EIO;
 	}
 	x->tep = tracecmd_get_tep(x->in);
+	if (exp_map_bind(x))
+		return -EIO;
 	x->bytes_since_open = 0;
 	log_debug("export: reopened %s at %llu\n", path, (unsigned long long)x->last_ts);
 	for (int cpu = 0; cpu < x->ncpus; cpu++) {
@@ -123,24 +127,50 @@ int exp_merge_pass(struct exporter *x, const char *path)
 }
 
 /* Unreadable or not a trace.dat: say which, before libtracecmd's generic failure. */
+static int option_ok(const struct v7d_option *o, void *arg)
+{
+	return 0;
+}
+
+/*
+ * Our own checks before libtracecmd sees the file: the tracing magic, and for version
+ * 7 what format/v7_decode.c can prove (header, metadata sections, the tail's options),
+ * so that a damaged file gets a reason rather than whatever libtracecmd makes of it.
+ */
 int exp_check_input(const char *path)
 {
 	static const char magic[10] = "\x17\x08\x44tracing";
-	char buf[10];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct v7_file f;
+	char buf[12];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 	ssize_t n;
 
 	if (fd < 0) {
 		log_err("export: cannot open %s: %s\n", path, strerror(errno));
 		return -errno;
 	}
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	if (n != (ssize_t)sizeof(buf) || memcmp(buf, magic, sizeof(buf))) {
+	n = pread(fd, buf, sizeof(buf), 0);
+	if (n != (ssize_t)sizeof(buf) || memcmp(buf, magic, sizeof(magic))) {
 		log_err("export: %s is not a trace.dat file (no tracing magic)\n", path);
+		close(fd);
 		return -EINVAL;
 	}
-	return 0;
+	if (memcmp(buf + 10, "7", 2)) {
+		close(fd);
+		return 0;	/* version 6: libtracecmd alone, in its sandbox */
+	}
+	ret = v7d_open(&f, fd);
+	if (!ret && !f.opt_off) {
+		ret = -EINVAL;
+		snprintf(f.why, sizeof(f.why), "no options: the file was never synced");
+	}
+	if (!ret)
+		ret = v7d_options(&f, f.opt_off, option_ok, NULL);
+	if (ret)
+		log_err("export: %s: %s (`recorderd recover` may repair it)\n", path, f.why);
+	v7d_close(&f);
+	close(fd);
+	return ret;
 }
 
 /*

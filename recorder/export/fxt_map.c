@@ -25,15 +25,54 @@ static const char *const softirq_names[] = {
 
 /* ---- fields --------------------------------------------------------------------- */
 
+/*
+ * Where the bytes of field @f are in record @r: its place for a fixed field, what its
+ * __data_loc / __rel_loc word says for a dynamic one. Everything comes from the file
+ * (the record and the event format both), so all of it is checked against the record.
+ * Return: the bytes (*@len of them), or NULL when they are not inside the record.
+ */
+static const uint8_t *field_bytes(const struct tep_format_field *f, const struct tep_record *r,
+				  size_t *len)
+{
+	const uint8_t *d = r->data;
+	uint64_t size = r->size > 0 ? (uint64_t)r->size : 0, at;
+	uint32_t loc;
+
+	*len = 0;
+	if (!f || !d || f->offset < 0 || f->size < 0)
+		return NULL;
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
+		if ((uint64_t)f->offset + (uint64_t)f->size > size)
+			return NULL;
+		*len = (size_t)f->size;
+		return d + f->offset;
+	}
+	/* u32: offset in the low 16 bits, length in the high 16 (include/trace/stages) */
+	if ((uint64_t)f->offset + 4 > size)
+		return NULL;
+	memcpy(&loc, d + f->offset, 4);
+	at = loc & 0xffff;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)	/* __rel_loc: from the end of the word */
+		at += (uint64_t)f->offset + 4;
+	if (at + (loc >> 16) > size)
+		return NULL;
+	*len = loc >> 16;
+	return d + at;
+}
+
 static int64_t num(struct tep_format_field *f, struct tep_record *r, int64_t dflt)
 {
-	unsigned long long v;
+	const uint8_t *p;
+	uint64_t v;
+	size_t len;
 
-	if (!f || tep_read_number_field(f, r->data, &v))
+	p = f && !(f->flags & TEP_FIELD_IS_DYNAMIC) ? field_bytes(f, r, &len) : NULL;
+	if (!p || (len != 1 && len != 2 && len != 4 && len != 8))
 		return dflt;
+	v = tep_read_number(f->event->tep, p, (int)len);
 	/* sign-extend signed fields narrower than 64 bits */
-	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size > 0 && f->size < 8) {
-		unsigned int sh = 64 - 8 * f->size;
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && len < 8) {
+		unsigned int sh = 64 - 8 * (unsigned int)len;
 
 		return (int64_t)(v << sh) >> sh;
 	}
@@ -47,25 +86,30 @@ static const char *str_field(struct tep_format_field *f, struct tep_record *r, s
 	size_t max;
 
 	*len = 0;
-	if (!f)
-		return NULL;
-	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		int l = 0;
-
-		p = tep_get_field_raw(NULL, f->event, f->name, r, &l, 0);
-		max = p && l > 0 ? (size_t)l : 0;
-	} else {
-		if (f->offset >= r->size)
+	if (f && !(f->flags & TEP_FIELD_IS_DYNAMIC) && !f->size) {
+		/* char buf[]: the rest of the record */
+		if (f->offset < 0 || f->offset >= r->size)
 			return NULL;
 		p = (const char *)r->data + f->offset;
-		max = f->size > 0 ? (size_t)f->size : (size_t)(r->size - f->offset);
-		if (max > (size_t)(r->size - f->offset))
-			max = r->size - f->offset;
+		max = (size_t)(r->size - f->offset);
+	} else {
+		p = (const char *)field_bytes(f, r, &max);
 	}
 	if (!p)
 		return NULL;
 	*len = strnlen(p, max);
 	return p;
+}
+
+/* The record's event type and writer, from its common fields; -1 when unreadable. */
+static int rec_type(struct exporter *x, struct tep_record *r)
+{
+	return (int)num(x->f_type, r, -1);
+}
+
+static int rec_pid(struct exporter *x, struct tep_record *r)
+{
+	return (int)num(x->f_pid, r, 0);
 }
 
 /* Field slots per kind, found by name (layouts differ between kernels). */
@@ -335,7 +379,7 @@ static void do_switch(struct exporter *x, struct evinfo *e, struct tep_record *r
 static void do_wakeup(struct exporter *x, struct evinfo *e, struct tep_record *r)
 {
 	int tid = (int)num(e->f[0], r, 0);
-	int waker = tep_data_pid(x->tep, r);
+	int waker = rec_pid(x, r);
 	int target = (int)num(e->f[2], r, r->cpu);
 	struct task *t;
 	size_t len;
@@ -439,7 +483,7 @@ static void syscall_end(struct exporter *x, uint64_t ts, int tid, int cpu, int h
 
 static void do_syscall(struct exporter *x, struct evinfo *e, struct tep_record *r)
 {
-	int tid = tep_data_pid(x->tep, r);
+	int tid = rec_pid(x, r);
 	int entry = e->kind == K_SYS_ENTER || e->kind == K_SYSCALL_ENTER;
 	int64_t nr = num(e->f[0], r, -1);
 	struct task *t;
@@ -490,7 +534,7 @@ static void do_marker(struct exporter *x, struct evinfo *e, struct tep_record *r
 		len--;
 	if (len > TEXT_MAX)
 		len = TEXT_MAX;
-	exp_thread_of(x, tep_data_pid(x->tep, r), r->cpu, &pid, &koid);
+	exp_thread_of(x, rec_pid(x, r), r->cpu, &pid, &koid);
 	fxtw_args(x->w);
 	fxtw_arg_str(x->w, "text", s ? s : "", len);
 	fxtw_event(x->w, FXT_EV_INSTANT, r->ts, pid, koid, e->ev->system, e->ev->name, 0, 0);
@@ -503,7 +547,7 @@ static void do_other(struct exporter *x, struct evinfo *e, struct tep_record *r)
 	uint64_t pid, koid;
 	unsigned int n = 0;
 
-	exp_thread_of(x, tep_data_pid(x->tep, r), r->cpu, &pid, &koid);
+	exp_thread_of(x, rec_pid(x, r), r->cpu, &pid, &koid);
 	fxtw_args(x->w);
 	for (struct tep_format_field *f = e->ev->format.fields; f && n < FXT_MAX_ARGS;
 	     f = f->next) {
@@ -544,18 +588,17 @@ static void do_other(struct exporter *x, struct evinfo *e, struct tep_record *r)
  */
 static void do_fxt(struct exporter *x, struct evinfo *e, struct tep_record *r)
 {
-	int l = 0;
-	unsigned char *p = tep_get_field_raw(NULL, e->ev, e->f[0]->name, r, &l, 0);
+	size_t l = 0;
+	const uint8_t *p = field_bytes(e->f[0], r, &l);
 	uint64_t buf[512];
 	unsigned int off = 0;
 	uint64_t pid, koid;
 
-	if (!p || l <= 0 || (size_t)l > sizeof(buf) ||
-	    fxt_validate(memcpy(buf, p, l), (unsigned long)l, NULL)) {
+	if (!p || !l || l > sizeof(buf) || fxt_validate(memcpy(buf, p, l), l, NULL)) {
 		x->st->dropped++;
 		return;
 	}
-	exp_thread_of(x, tep_data_pid(x->tep, r), r->cpu, &pid, &koid);
+	exp_thread_of(x, rec_pid(x, r), r->cpu, &pid, &koid);
 	while (off < (unsigned int)l / 8) {
 		uint64_t *rec = buf + off;
 		unsigned int words = fxt_hdr_words(rec[0]);
@@ -590,7 +633,7 @@ static void do_task_info(struct exporter *x, struct evinfo *e, struct tep_record
 		exp_task_set_comm(t, s, len);
 	if (e->kind == K_NEWTASK && !t->frozen &&
 	    (num(e->f[1], r, 0) & CLONE_THREAD_FLAG)) {
-		int creator = tep_data_pid(x->tep, r);
+		int creator = rec_pid(x, r);
 
 		parent = creator > 0 ? exp_task_get(x, creator) : NULL;
 		t = exp_task_get(x, tid);	/* the table may have moved */
@@ -617,6 +660,44 @@ static void lost_events(struct exporter *x, struct tep_record *r)
 	x->st->lost_ranges++;
 }
 
+int exp_map_bind(struct exporter *x)
+{
+	struct tep_event *any = NULL;
+
+	for (int i = 0; i < tep_get_events_count(x->tep) && !any; i++)
+		any = tep_get_event(x->tep, i);
+	/* common_* fields are the same in every event: the first one's serve for all */
+	x->f_type = any ? tep_find_common_field(any, "common_type") : NULL;
+	x->f_pid = any ? tep_find_common_field(any, "common_pid") : NULL;
+	if (!x->f_type) {
+		log_err("export: the file's event formats have no common_type field\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int exp_map_init(struct exporter *x)
+{
+	x->max_id = 0;
+	for (int i = 0; i < tep_get_events_count(x->tep); i++) {
+		struct tep_event *ev = tep_get_event(x->tep, i);
+
+		if (ev && ev->id > x->max_id)
+			x->max_id = ev->id;
+	}
+	if (exp_map_bind(x))
+		return -EINVAL;
+	x->evs = calloc((size_t)x->max_id + 1, sizeof(*x->evs));
+	x->cpu = calloc((size_t)x->ncpus, sizeof(*x->cpu));
+	if (!x->evs || !x->cpu) {
+		log_err("export: out of memory\n");
+		return -ENOMEM;
+	}
+	for (int cpu = 0; cpu < x->ncpus; cpu++)
+		x->cpu[cpu].curr = -1;
+	return 0;
+}
+
 int exp_on_record(struct tracecmd_input *h, struct tep_record *r, int cpu, void *data)
 {
 	struct exporter *x = data;
@@ -632,7 +713,7 @@ int exp_on_record(struct tracecmd_input *h, struct tep_record *r, int cpu, void 
 	x->cpu[r->cpu].seen = 1;
 	x->last_ts = r->ts;
 	x->bytes_since_open += (uint64_t)r->record_size;
-	e = evinfo(x, tep_data_type(x->tep, r));
+	e = evinfo(x, rec_type(x, r));
 	if (!e)
 		return x->failed ? -1 : 0;
 	switch (e->kind) {

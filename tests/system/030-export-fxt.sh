@@ -91,6 +91,17 @@ t_check "output = input: input intact" cmp "$tmp/same.dat" "$TOP/tests/data/fxt/
 "$RECORDERD" export "$tmp/bad.dat" "$tmp/x.fxt" >/dev/null 2>&1
 t_eq "no format: usage error" "$?" 2
 
+# A damaged file that passes our own checks but crashes libtracecmd 1.3.1 (found by
+# tests/system/050-hostile-files.sh): the crash stays in export's sandboxed child; the
+# command says what happened, exits 1, and leaves an existing output as it was.
+echo "an older export" >"$tmp/keep.fxt"
+"$RECORDERD" export --fxt "$TOP/tests/data/hostile/libtracecmd-segv.dat" "$tmp/keep.fxt" \
+	>"$tmp/err" 2>&1
+t_eq "libtracecmd crash: exit 1" "$?" 1
+t_check "libtracecmd crash: says so" grep -q "libtracecmd was killed by signal 11" "$tmp/err"
+t_eq "libtracecmd crash: output untouched" "$(cat "$tmp/keep.fxt")" "an older export"
+t_eq "libtracecmd crash: no temporary file left" "$(ls -A "$tmp" | grep -c keep)" 1
+
 # a clock without a known rate can be given one; the init record carries it
 "$RECORDERD" export -q --fxt --ticks-per-second 24000000 \
 	"$TOP/tests/data/fxt/host-irq-syscalls.dat" "$tmp/tps.fxt"

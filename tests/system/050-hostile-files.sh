@@ -26,7 +26,7 @@ fi
 echo "# $n mutations of $(ls "$seeds" | wc -l) seeds, HOSTILE_SEED=$seed"
 
 /usr/bin/python3 - "$RECORDERD" "$seeds" "$tmp" "$n" "$seed" "$TOP/build/hostile" <<'PY'
-import os, random, resource, subprocess, sys
+import os, random, resource, shutil, subprocess, sys
 
 rec, seeds, tmp, n, seed, keep = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), \
     int(sys.argv[5]), sys.argv[6]
@@ -75,6 +75,7 @@ def mutate(b):
 crashes = {"recover": [], "export": []}
 hangs = {"recover": [], "export": []}
 codes = {"recover": {}, "export": {}}
+contained = 0
 for i in range(n):
     k = rng.randrange(len(blobs))
     path = os.path.join(tmp, "in.dat")
@@ -87,6 +88,11 @@ for i in range(n):
                                timeout=LIMIT_S)
             rc = p.returncode
             codes[name][rc] = codes[name].get(rc, 0) + 1
+            if b"libtracecmd was killed" in p.stderr:
+                contained += 1
+                if os.environ.get("HOSTILE_KEEP_CONTAINED"):
+                    os.makedirs(keep, exist_ok=True)
+                    shutil.copyfile(path, os.path.join(keep, "contained-%d-%d.dat" % (seed, i)))
             if rc < 0 or rc >= 128 or b"Sanitizer" in p.stderr:
                 kept = os.path.join(keep, "%s-%d-%d.dat" % (name, seed, i))
                 os.makedirs(keep, exist_ok=True)
@@ -119,6 +125,7 @@ for name in ("recover", "export"):
                   "%d: %s" % (len(lst), "; ".join(lst[:3])))
         npass += ok
         nfail += not ok
+print("# export: libtracecmd crashed or hit a limit in its sandbox on %d files" % contained)
 ok = line(rss <= RSS_MAX_KB, "largest RSS %d MiB <= %d MiB" % (rss >> 10, RSS_MAX_KB >> 10),
           "%d KiB" % rss)
 npass += ok

@@ -411,4 +411,68 @@ TEST(module_events)
 	rmdir(dir);
 }
 
+struct texts {
+	int	n;
+	char	t[4][64];
+};
+
+static int texts_cb(const struct fxt_dec_rec *r, void *p)
+{
+	struct texts *x = p;
+	const struct fxt_dec_arg *a;
+
+	if (r->type != FXT_REC_EVENT || strcmp(r->name, "marker") || x->n >= 4)
+		return 0;
+	a = fxt_dec_arg(r, "text");
+	snprintf(x->t[x->n++], sizeof(x->t[0]), "%s", a && a->str ? a->str : "?");
+	return 0;
+}
+
+/*
+ * A record whose __data_loc word points past its own end (a damaged or hostile file):
+ * the field is not read (empty text), and nothing beyond the record leaks into the
+ * output. The next record of the page holds the bytes an unchecked read would take.
+ */
+TEST(data_loc_outside_record)
+{
+	char dir[] = "/tmp/fxt_dataloc.XXXXXX", in[64], out[64], err[256];
+	struct fxt_export_opts o = { 0 };
+	struct fxt_export_stats st;
+	struct texts t = { 0 };
+	unsigned char r[24] = { 0 };
+	uint32_t loc = (200u << 16) | 16;	/* 200 bytes at 16, in a 24-byte record */
+	int pid = 42;
+	struct trace_meta m;
+	struct pagegen g[1];
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(in, sizeof(in), "%s/in.dat", dir);
+	snprintf(out, sizeof(out), "%s/out.fxt", dir);
+	ASSERT_EQ(0, pg_meta(&m, PS));
+	ASSERT_EQ(0, meta_add_system_text(&m, "ftring", ftring_fmt, strlen(ftring_fmt)));
+	pg_init(&g[0], PS);
+	put_common(r, ID_MARKER, pid);
+	memcpy(r + 8, &pid, 4);
+	memcpy(r + 12, &loc, 4);
+	memcpy(r + 16, "AAAAAAAA", 8);		/* no NUL inside the record */
+	pg_add(&g[0], 5000, r, sizeof(r));
+	dyn(&g[0], 6000, ID_MARKER, 42, "second\n", 8);
+	pg_close(&g[0]);
+	ASSERT_EQ(0, write_dat(in, &m, g, 1));
+
+	log_max_level = LOG_LVL_ERR;
+	ASSERT_EQ(0, fxt_export(in, out, &o, &st));
+	ASSERT_EQ(0, fxt_decode_file(out, FXT_DEC_OURS, texts_cb, &t, NULL, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(2, t.n);
+	EXPECT_STREQ("", t.t[0]);
+	EXPECT_STREQ("second", t.t[1]);
+
+	meta_free(&m);
+	pg_free(&g[0]);
+	unlink(in);
+	unlink(out);
+	rmdir(dir);
+}
+
 TEST_HARNESS_MAIN
