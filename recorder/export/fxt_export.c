@@ -201,7 +201,7 @@ static int open_tmp_beside(const char *path, bool strict)
 	return fd;
 }
 
-static void exporter_free(struct exporter *x)
+void exp_free(struct exporter *x)
 {
 	if (x->evs)
 		for (int i = 0; i <= x->max_id; i++)
@@ -291,7 +291,7 @@ out:
 	fxtw_free(head);
 	if (tmp >= 0)
 		close(tmp);
-	exporter_free(&x);
+	exp_free(&x);
 	return ret;
 }
 

@@ -108,6 +108,9 @@ struct exporter {
 	int			reopen;		/* on_record stopped the pass to reopen */
 	int			failed;
 };
+/* fxt_export.c: frees what an exporter holds (not @x itself) */
+void exp_free(struct exporter *x);
+
 /* fxt_tasks.c */
 struct task *exp_task_get(struct exporter *x, int tid);	/* created if new */
 struct task *exp_task_find(struct exporter *x, int tid);	/* NULL if unknown */

@@ -16,10 +16,17 @@
 
 /* ---- tasks ---------------------------------------------------------------------- */
 
+/*
+ * The table only grows for a new tid: callers hold a task across calls for the same
+ * tid (do_syscall, do_task_info), which must not move it.
+ */
 struct task *exp_task_get(struct exporter *x, int tid)
 {
+	struct task *found = exp_task_find(x, tid);
 	size_t i;
 
+	if (found)
+		return found;
 	if (x->ntasks * 2 >= x->cap) {
 		size_t ncap = x->cap ? x->cap * 2 : 1024;
 		struct task *nt = malloc(ncap * sizeof(*nt));

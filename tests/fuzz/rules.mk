@@ -12,7 +12,7 @@ FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-
 		$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
-FUZZ_LIB     := $(LIB_OBJ:$(B)/%=$(B)/fuzz/obj/%)
+FUZZ_LIB     := $(LIB_OBJ:$(B)/%=$(B)/fuzz/obj/%) $(HELP_OBJ:$(B)/%=$(B)/fuzz/obj/%)
 FUZZ_SECONDS ?= 600
 
 $(B)/fuzz/obj/%.o: %.c $(B)/ext/kselftest_harness.h

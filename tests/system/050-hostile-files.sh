@@ -11,7 +11,7 @@ source "$(dirname "$0")/../lib/tap.sh"
 
 n=${HOSTILE_FILES:-2000}
 seed=${HOSTILE_SEED:-$RANDOM}
-seeds=$TOP/build/fuzz/seeds
+seeds=$TOP/build/fuzz/seeds/recover
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -21,7 +21,7 @@ if [ ! -x "$RECORDERD" ] || [ ! -x "$TOP/build/fuzz/make_seeds" ]; then
 fi
 if [ ! -d "$seeds" ]; then
 	"$TOP/tests/fuzz/seeds" "$tmp/seeds" >/dev/null || { t_fail "seeds" "tests/fuzz/seeds"; t_done; }
-	seeds=$tmp/seeds
+	seeds=$tmp/seeds/recover
 fi
 echo "# $n mutations of $(ls "$seeds" | wc -l) seeds, HOSTILE_SEED=$seed"
 

@@ -23,73 +23,17 @@
 #include "util/log.h"
 #include "format/v7_writer.h"
 #include "../lib/fxt_decode.h"
+#include "../lib/evformats.h"
 #include "../lib/pagegen.h"
 
 #define PS		4096
-#define ID_SWITCH	300
-#define ID_IRQ_ENTRY	301
-#define ID_IRQ_EXIT	302
-#define ID_SYS_ENTER	303
-#define ID_SYS_EXIT	304
-#define ID_MARKER	310
-#define ID_FXT		311
-
-#define COMMON \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
-/* Layouts and print fmt of Linux 6.18 (include/trace/events/{sched,irq,syscalls}.h). */
-static const char switch_fmt[] =
-	"name: sched_switch\nID: 300\nformat:\n" COMMON
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"prev_comm=%s prev_pid=%d prev_state=%s ==> next_comm=%s next_pid=%d\", "
-	"REC->prev_comm, REC->prev_pid, (REC->prev_state & 0xff) ? "
-	"__print_flags(REC->prev_state & 0xff, \"|\", { 0x01, \"S\" }, { 0x02, \"D\" }, "
-	"{ 0x04, \"T\" }, { 0x08, \"t\" }, { 0x10, \"X\" }, { 0x20, \"Z\" }, { 0x40, \"P\" }, "
-	"{ 0x80, \"I\" }) : \"R\", REC->next_comm, REC->next_pid\n";
-
-static const char irq_entry_fmt[] =
-	"name: irq_handler_entry\nID: 301\nformat:\n" COMMON
-	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"irq=%d name=%s\", REC->irq, __get_str(name)\n";
-
-static const char irq_exit_fmt[] =
-	"name: irq_handler_exit\nID: 302\nformat:\n" COMMON
-	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\tfield:int ret;\toffset:12;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"irq=%d ret=%d\", REC->irq, REC->ret\n";
-
-static const char sys_enter_fmt[] =
-	"name: sys_enter\nID: 303\nformat:\n" COMMON
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
-	"print fmt: \"NR %ld\", REC->id\n";
-
-static const char sys_exit_fmt[] =
-	"name: sys_exit\nID: 304\nformat:\n" COMMON
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
-	"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
-
-/* ftring's marker (common/ftring_events.h) and the FXT carrier the exporter expects. */
-static const char ftring_fmt[] =
-	"name: marker\nID: 310\nformat:\n" COMMON
-	"\tfield:int pid;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\tfield:__data_loc char[] buf;\toffset:12;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"%s\", __get_str(buf)\n"
-	"name: fxt\nID: 311\nformat:\n" COMMON
-	"\tfield:int pid;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\tfield:__data_loc u8[] data;\toffset:12;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"%d bytes\", __get_dynamic_array_len(data)\n";
+#define ID_SWITCH	EVF_ID_SWITCH
+#define ID_IRQ_ENTRY	EVF_ID_IRQ_ENTRY
+#define ID_IRQ_EXIT	EVF_ID_IRQ_EXIT
+#define ID_SYS_ENTER	EVF_ID_SYS_ENTER
+#define ID_SYS_EXIT	EVF_ID_SYS_EXIT
+#define ID_MARKER	EVF_ID_MARKER
+#define ID_FXT		EVF_ID_FXT
 
 static void put_common(unsigned char *r, int type, int pid)
 {
@@ -238,7 +182,7 @@ static int seen_cb(const struct fxt_dec_rec *r, void *p)
 
 TEST(repairs)
 {
-	char dir[] = "/tmp/fxt_repair.XXXXXX", in[64], out[64], err[256], text[2048];
+	char dir[] = "/tmp/fxt_repair.XXXXXX", in[64], out[64], err[256];
 	struct fxt_export_opts o = { 0 };
 	struct fxt_export_stats st;
 	struct trace_meta m;
@@ -249,12 +193,7 @@ TEST(repairs)
 	snprintf(in, sizeof(in), "%s/in.dat", dir);
 	snprintf(out, sizeof(out), "%s/out.fxt", dir);
 	ASSERT_EQ(0, pg_meta(&m, PS));
-	ASSERT_EQ(0, meta_add_system_text(&m, "sched", switch_fmt, strlen(switch_fmt)));
-	/* one call per system: a second one replaces the first */
-	snprintf(text, sizeof(text), "%s%s", irq_entry_fmt, irq_exit_fmt);
-	ASSERT_EQ(0, meta_add_system_text(&m, "irq", text, strlen(text)));
-	snprintf(text, sizeof(text), "%s%s", sys_enter_fmt, sys_exit_fmt);
-	ASSERT_EQ(0, meta_add_system_text(&m, "raw_syscalls", text, strlen(text)));
+	ASSERT_EQ(0, evf_add_all(&m));
 	pg_init(&g[0], PS);
 	pg_init(&g[1], PS);
 
@@ -364,7 +303,7 @@ TEST(module_events)
 	snprintf(in, sizeof(in), "%s/in.dat", dir);
 	snprintf(out, sizeof(out), "%s/out.fxt", dir);
 	ASSERT_EQ(0, pg_meta(&m, PS));
-	ASSERT_EQ(0, meta_add_system_text(&m, "ftring", ftring_fmt, strlen(ftring_fmt)));
+	ASSERT_EQ(0, evf_add_all(&m));
 	pg_init(&g[0], PS);
 	dyn(&g[0], 5000, ID_MARKER, 42, "hello from ftring\n", 19);
 	/* complete event app/op, 100..130 in the writer's clock, thread words left zero */
@@ -449,7 +388,7 @@ TEST(data_loc_outside_record)
 	snprintf(in, sizeof(in), "%s/in.dat", dir);
 	snprintf(out, sizeof(out), "%s/out.fxt", dir);
 	ASSERT_EQ(0, pg_meta(&m, PS));
-	ASSERT_EQ(0, meta_add_system_text(&m, "ftring", ftring_fmt, strlen(ftring_fmt)));
+	ASSERT_EQ(0, evf_add_all(&m));
 	pg_init(&g[0], PS);
 	put_common(r, ID_MARKER, pid);
 	memcpy(r + 8, &pid, 4);
