@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/fileio.h"
 #include "v7_writer_local.h"
 
 #define COPY_CHUNK	(1U << 20)
@@ -121,23 +122,6 @@ static char *finishing_name(const char *path)
 	return out;
 }
 
-static int sync_dir_of(const char *path)
-{
-	char *d = strdup(path);
-	int fd, ret = 0;
-
-	if (!d)
-		return -ENOMEM;
-	fd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(d);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* Builds the compact file beside the original and renames it over it. */
 static int compact_beside(struct v7_writer *w)
 {
@@ -167,7 +151,7 @@ static int compact_beside(struct v7_writer *w)
 	if (!ret && rename(tmp, w->path))
 		ret = v7w_fail(w, -errno, "rename");
 	if (!ret && w->durable)
-		ret = sync_dir_of(w->path);
+		ret = fio_sync_dir_of(w->path);
 	w->fd = old;
 	close(fd);
 	if (ret)

@@ -61,6 +61,7 @@
 #include "ftrace_page.h"
 #include "compress.h"
 #include "util/log.h"
+#include "util/fileio.h"
 #include "v7_writer_local.h"
 
 /* Fails the writer for good: the file keeps its last synced state. */
@@ -437,7 +438,15 @@ int v7_sync(struct v7_writer *w)
 	ret = ret ?: v7w_flush_data(w);
 	ret = ret ?: v7w_barrier(w);
 	ret = ret ?: v7_write_counts(w);
-	return ret ?: v7_write_tail(w);
+	ret = ret ?: v7_write_tail(w);
+	/* Once per file: a power cut must not take the new file's name with it. */
+	if (!ret && w->durable && w->path && !w->dir_synced) {
+		ret = fio_sync_dir_of(w->path);
+		if (ret)
+			return v7w_fail(w, ret, "fsync of the directory");
+		w->dir_synced = true;
+	}
+	return ret;
 }
 
 /**

@@ -53,6 +53,7 @@ struct v7_writer {
 	int			ncpus;
 	bool			compressed;
 	bool			durable;	/* fdatasync around the commit point */
+	bool			dir_synced;	/* durable: the file's name is on disk */
 	unsigned int		chunk_pages;
 	uint64_t		region_bytes;
 	uint64_t		align;		/* A, see v7_writer.c */

@@ -2,7 +2,9 @@
 /* Whole-file and whole-range I/O (fileio.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -87,4 +89,21 @@ int fio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+int fio_sync_dir_of(const char *path)
+{
+	char *d = strdup(path);
+	int fd, ret = 0;
+
+	if (!d)
+		return -ENOMEM;
+	fd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(d);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
 }

@@ -19,4 +19,7 @@ int fio_pread_all(int fd, void *buf, size_t len, uint64_t off);
 /* All @len bytes at @off: 0 or -errno (-EIO when nothing could be written). */
 int fio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 
+/* fsync of the directory holding @path: its entry (a new or renamed file) is on disk. */
+int fio_sync_dir_of(const char *path);
+
 #endif /* REC_FILEIO_H */

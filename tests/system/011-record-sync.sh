@@ -37,6 +37,21 @@ echo "# fdatasync calls: $n_power with durability power, $n_process with process
 # ~14 syncs of 3 barriers each; finishing alone takes 1
 t_check "power: fdatasync at every sync ($n_power >= 20)" test "$n_power" -ge 20
 t_check "process: no fdatasync while recording ($n_process <= 2)" test "$n_process" -le 2
+# The new file's name must survive a power cut too: its directory is fsynced at the
+# first sync, long before finishing (here there is none: the recorder is killed).
+dir_syncs() {
+	strace -f -qq -e trace=fsync -o "$tmp/fsync.$1" "$RECORDERD" record -q -s splice \
+		-B "$INST" -e sched:sched_switch --sync-ms 100 --period-ms 50 "${@:2}" \
+		-o "$tmp/k-$1.dat" -- sleep 30 >/dev/null 2>&1 &
+	local pid=$!
+	sleep 1.5
+	pkill -KILL -P $pid 2>/dev/null	# strace's child: the recorder
+	kill -KILL $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	grep -c 'fsync(' "$tmp/fsync.$1"
+}
+t_check "power: the directory is fsynced before any finishing" test "$(dir_syncs pw)" -ge 1
+t_eq "process: no fsync while recording" "$(dir_syncs pr --durability process)" 0
 t_eq "bad --durability is refused" \
 	"$("$RECORDERD" record --durability disk -o "$tmp/x.dat" -- true >/dev/null 2>&1; echo $?)" 2
 
