@@ -258,6 +258,7 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		.overwrite = p->overwrite ? 1 : -1,
 		.clock = p->clock,
 		.buffer_percent = watermark,
+		.take_over = p->take_over,
 	};
 	struct source_params sp = {
 		.instance = p->instance,

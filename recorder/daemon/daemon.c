@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,28 @@ unsigned int daemon_watchdog_ms(void)
 }
 
 static int lock_fd = -1;
+static struct daemon_prev prev;
+static bool prev_valid;
+
+/* "PID\nfile PATH\ninstance NAME\n": what a daemon that died left. */
+static void read_previous(int fd)
+{
+	char buf[8192], *line, *save = NULL;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	memset(&prev, 0, sizeof(prev));
+	prev.pid = (pid_t)strtol(buf, NULL, 10);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "file ", 5))
+			snprintf(prev.file, sizeof(prev.file), "%s", line + 5);
+		else if (!strncmp(line, "instance ", 9))
+			snprintf(prev.instance, sizeof(prev.instance), "%s", line + 9);
+	}
+	prev_valid = prev.file[0] || prev.instance[0];
+}
 
 int daemon_lock(const char *sock, pid_t *holder)
 {
@@ -157,16 +180,34 @@ int daemon_lock(const char *sock, pid_t *holder)
 		return err;
 	}
 	lock_fd = fd;
+	read_previous(fd);
 	return 0;
+}
+
+void daemon_lock_note(const char *file, const char *instance)
+{
+	char buf[8192];
+	int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+
+	if (file && file[0])
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "file %s\n", file);
+	if (instance && instance[0] && n < (int)sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "instance %s\n", instance);
+	if (n >= (int)sizeof(buf))
+		n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	/* Short: one write; a torn one reads as a pid alone (no takeover). */
+	if (lock_fd < 0 || ftruncate(lock_fd, 0) || pwrite(lock_fd, buf, (size_t)n, 0) != n)
+		log_warn("cannot write the daemon's state into the lock file");
 }
 
 void daemon_lock_owner(void)
 {
-	char pid[24];
-	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	daemon_lock_note(NULL, NULL);
+}
 
-	if (lock_fd < 0 || ftruncate(lock_fd, 0) || pwrite(lock_fd, pid, n, 0) != n)
-		log_warn("cannot write our pid into the lock file");
+const struct daemon_prev *daemon_lock_previous(void)
+{
+	return prev_valid ? &prev : NULL;
 }
 
 int daemon_pidfile_write(const char *path)

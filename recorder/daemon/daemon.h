@@ -54,6 +54,22 @@ unsigned int daemon_watchdog_ms(void);
 int daemon_lock(const char *sock, pid_t *holder);
 void daemon_lock_owner(void);
 
+/*
+ * What the lock file says while a daemon runs, besides its pid: the file it is writing
+ * and the tracefs instance it made. A clean exit clears both, so after a crash the next
+ * daemon finds them (daemon_lock_previous) and takes over.
+ */
+struct daemon_prev {
+	pid_t	pid;
+	char	file[4096];	/* "" = none */
+	char	instance[256];	/* "" = none */
+};
+
+/* daemon_lock_note(NULL, NULL) at a clean exit. */
+void daemon_lock_note(const char *file, const char *instance);
+/* What a predecessor that did not exit cleanly left in the lock file, or NULL. */
+const struct daemon_prev *daemon_lock_previous(void);
+
 /* Writes our pid to @path (O_EXCL after removing a stale one). 0 or -errno. */
 int daemon_pidfile_write(const char *path);
 void daemon_pidfile_remove(const char *path);

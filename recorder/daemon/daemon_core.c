@@ -170,6 +170,7 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 		}
 	}
 	if (ret == -EOPNOTSUPP) {
+		dmn_after_crash(d);
 		ret = dmn_new_file_path(d, path, sizeof(path));
 		if (!ret) {
 			rotate_enforce_budget(&d->cfg, &d->rs, NULL, d->cfg.rotate_size);

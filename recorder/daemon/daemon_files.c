@@ -19,6 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tracefs.h>
+
+#include "recover/recover.h"
 #include "util/log.h"
 #include "daemon.h"
 #include "daemon_local.h"
@@ -28,6 +31,37 @@ static void capture_failed(struct recd *d, long err);
 static void pump_failed(void *arg, long err)
 {
 	capture_failed(arg, err);
+}
+
+/*
+ * A predecessor killed (kill -9, OOM, a crash) left its file unfinished and, with an
+ * instance of its own, tracing still on: the file is recovered in place (recover/), and
+ * the first capture takes the instance over, so what the kernel still holds, and what
+ * was traced while no daemon ran, goes to the new file. Its losses are in the kernel's
+ * per-CPU counters, which the new file's CPUSTAT carries.
+ */
+void dmn_after_crash(struct recd *d)
+{
+	const struct daemon_prev *p = daemon_lock_previous();
+	int r;
+
+	if (!p)
+		return;
+	if (p->file[0] && !access(p->file, F_OK)) {
+		r = recover_file(p->file, NULL, 0);
+		if (r < 0)
+			log_err("the previous recorderd (pid %d) died writing %s, which cannot be recovered: %s",
+				(int)p->pid, p->file, strerror(-r));
+		else
+			log_warn("the previous recorderd (pid %d) died writing %s: %s", (int)p->pid,
+				 p->file, r ? "recovered" : "valid as it was");
+	}
+	if (p->instance[0] && d->cfg.instance && !strcmp(p->instance, d->cfg.instance) &&
+	    d->cfg.mode == CONFIG_MODE_STREAM && tracefs_instance_exists(p->instance)) {
+		d->take_over = 1;
+		log_warn("taking over tracefs instance %s, left tracing by the previous recorderd: what it holds goes to the new file",
+			 p->instance);
+	}
 }
 
 int dmn_capture_open(struct recd *d, const char *path)
@@ -51,13 +85,16 @@ int dmn_capture_open(struct recd *d, const char *path)
 		.period_ms = c->period_ms,
 		.sync_ms = c->sync_ms,
 		.durable = c->durable,
+		.take_over = d->take_over,
 	};
 	int err = 0;
 
 	d->cap = capture_start(&p, &err);
+	d->take_over = 0;
 	if (!d->cap)
 		return err ? err : -EIO;
 	snprintf(d->cur, sizeof(d->cur), "%s", path);
+	daemon_lock_note(path, c->instance);
 	d->keep_fd = open(path, O_RDONLY | O_CLOEXEC);
 	d->rs.started = dmn_mono_now();
 	/* Flight mode never reads: the kernel keeps the newest data until a snapshot. */
@@ -150,6 +187,7 @@ int dmn_capture_close(struct recd *d)
 	d->files++;
 	capture_free(d->cap);
 	d->cap = NULL;
+	daemon_lock_note(NULL, NULL);	/* finished, instance removed: nothing to take over */
 	if (ret)
 		log_warn("%s finished after an error (%s): valid up to its last synced chunk",
 			 d->cur, strerror(-ret));
@@ -209,6 +247,7 @@ static int switch_capture(struct recd *d, const char *next)
 		close(d->keep_fd);
 	}
 	snprintf(d->cur, sizeof(d->cur), "%s", next);
+	daemon_lock_note(next, d->cfg.instance);
 	d->keep_fd = open(next, O_RDONLY | O_CLOEXEC);
 	d->rs.started = dmn_mono_now();
 	log_info("capturing to %s", next);

@@ -29,6 +29,8 @@
 
 struct recd {
 	struct rec_config		cfg;
+	int				take_over;	/* the next capture takes over a
+							 * crashed predecessor's instance */
 	const char			*cfg_path;
 	const struct config_override	*ov;
 	int				nov;
@@ -61,6 +63,7 @@ void dmn_set_error(struct recd *d, const char *what, int err);
 void dmn_arm_stop_timeout(struct recd *d);
 
 /* daemon_files.c */
+void dmn_after_crash(struct recd *d);
 int dmn_capture_open(struct recd *d, const char *path);
 int dmn_capture_close(struct recd *d);
 int dmn_new_file_path(struct recd *d, char *path, size_t len);

@@ -241,11 +241,14 @@ static int setup(struct tracing *t, const struct tracing_params *p)
 		log_err("cannot read tracing_on of %s: %s", inst_label(t), strerror(errno));
 		return ret;
 	}
-	ret = tracing_set_on(t, 0);
+	/* A takeover changes nothing that would stop or drop what is being traced. */
+	ret = p->take_over ? 0 : tracing_set_on(t, 0);
 	if (ret) {
 		t->on_saved = -1;
 		return ret;
 	}
+	if (p->take_over)
+		t->on_saved = 0;
 
 	if (p->clock) {
 		t->clock_saved = tracefs_get_clock(t->inst);
@@ -263,7 +266,9 @@ static int setup(struct tracing *t, const struct tracing_params *p)
 		return -EIO;
 	}
 
-	if (p->buffer_kb) {
+	/* A resize may drop what a taken-over buffer holds: only when it must. */
+	if (p->buffer_kb && (!p->take_over ||
+			     read_number(t, "buffer_size_kb") != (long)p->buffer_kb)) {
 		t->kb_saved = read_number(t, "buffer_size_kb");
 		snprintf(buf, sizeof(buf), "%u", p->buffer_kb);
 		ret = write_file(t, "buffer_size_kb", buf);
@@ -298,8 +303,8 @@ static int setup(struct tracing *t, const struct tracing_params *p)
 		if (ret)
 			return ret;
 	}
-	/* Start from an empty buffer, as trace-cmd record does. */
-	return write_file(t, "trace", "");
+	/* Start from an empty buffer, as trace-cmd record does (unless taking over). */
+	return p->take_over ? 0 : write_file(t, "trace", "");
 }
 
 struct tracing *tracing_setup(const struct tracing_params *p, int *err)
@@ -334,7 +339,8 @@ struct tracing *tracing_setup(const struct tracing_params *p, int *err)
 		}
 		if (p->create) {
 			t->inst = tracefs_instance_create(p->instance);
-			t->created = t->inst && tracefs_instance_is_new(t->inst);
+			/* a taken-over instance was made by our predecessor: ours to remove */
+			t->created = t->inst && (tracefs_instance_is_new(t->inst) || p->take_over);
 		} else if (tracefs_instance_exists(p->instance)) {
 			t->inst = tracefs_instance_alloc(NULL, p->instance);
 		} else {

@@ -24,6 +24,9 @@ struct tracing_params {
 	int			overwrite;	/* -1 = leave, else the option's value */
 	const char		*clock;		/* NULL = leave */
 	int			buffer_percent;	/* reader wake-up watermark, -1 = leave */
+	int			take_over;	/* @instance was left tracing by a recorder
+						 * that died: keep tracing on and what its
+						 * buffer holds; ours to remove at stop */
 };
 
 /**

@@ -7,6 +7,9 @@
 # wake-up period) before the kill. `recorderd recover` must then find the file valid
 # or repair it without losing any of those markers. Some kills land while the daemon
 # is still starting: the file may then hold no data, but recover must say so cleanly.
+# Each restart takes over the instance the killed daemon left (025-daemon-takeover.sh):
+# a run's file may begin with the unread markers of the run before, so every run has
+# a tag of its own.
 source "$(dirname "$0")/../lib/tap.sh"
 source "$(dirname "$0")/../lib/recd.sh"
 
@@ -19,15 +22,16 @@ SLACK_MS=800		# one page fill at this rate + scheduling on a loaded 2-CPU box
 
 cat >"$TMP/writer.py" <<'EOF'
 import os, sys, time
-# Writes "k N" markers at ~RATE/s; every 50 markers logs "N wallclock" (after the write).
+# Writes "TAG N" markers at ~RATE/s; every 50 markers logs "N wallclock" (after the write).
 fd = os.open(sys.argv[1], os.O_WRONLY)
 log = open(sys.argv[2], "w", buffering=1)
 rate = float(sys.argv[3])
+tag = sys.argv[4].encode()
 n = 0
 t0 = time.time()
 while True:
     n += 1
-    os.write(fd, b"k %d\n" % n)
+    os.write(fd, b"%s %d\n" % (tag, n))
     if n % 50 == 0:
         log.write("%d %.6f\n" % (n, time.time()))
         ahead = n / rate - (time.time() - t0)
@@ -43,8 +47,8 @@ check_run() {
 		'$2 <= t - w / 1000.0 { n = $1 } END { print n + 0 }' "$wlog" 2>/dev/null)
 	want=${want:-0}
 	report_to "$f" "$rep" || why="trace-cmd report fails: $(head -c 300 "$rep.err")"
-	r=$(markers_in "$rep" k | grep -c .)
-	[ -z "$why" ] && ! markers_in "$rep" k | is_seq "$r" && why="markers not 1..$r in order"
+	r=$(markers_in "$rep" "k$run" | grep -c .)
+	[ -z "$why" ] && ! markers_in "$rep" "k$run" | is_seq "$r" && why="markers not 1..$r in order"
 	[ -z "$why" ] && [ "$r" -lt "$want" ] && why="read $r markers < $want written a sync before the kill"
 	out=$("$RECORDERD" recover "$f" 2>&1); rc=$?
 	r2=$r
@@ -52,9 +56,9 @@ check_run() {
 		why="recover failed: $out"
 	elif [ -z "$why" ] && [ $rc -eq 1 ]; then
 		report_to "$f" "$rep" || why="report fails after recover: $(head -c 300 "$rep.err")"
-		r2=$(markers_in "$rep" k | grep -c .)
+		r2=$(markers_in "$rep" "k$run" | grep -c .)
 		[ -z "$why" ] && [ "$r2" -lt "$r" ] && why="recover lost markers ($r -> $r2)"
-		[ -z "$why" ] && ! markers_in "$rep" k | is_seq "$r2" &&
+		[ -z "$why" ] && ! markers_in "$rep" "k$run" | is_seq "$r2" &&
 			why="after recover: markers not 1..$r2"
 	fi
 	if [ -n "$why" ]; then
@@ -99,7 +103,7 @@ for ((run = 1; run <= N; run++)); do
 	start_ok=$((start_ok + 1))
 	dpid=$(recd_pid)
 	taskset -c 0 "$PY" "$TMP/writer.py" "$TRACEFS/instances/$INST/trace_marker" \
-		"$TMP/wlog" 5000 &
+		"$TMP/wlog" 5000 "k$run" &
 	wpid=$!
 	sleep "$(printf '%d.%03d' $((r = 150 + RANDOM % 800, r / 1000)) $((r % 1000)))"
 	tk=$(date +%s.%N)
