@@ -70,6 +70,7 @@ struct capture {
 	unsigned int			rotations;
 	int				moved;		/* pages moved since the last sync */
 	int				excl;		/* files must not exist yet */
+	int				gid;		/* their group, 0 = ours */
 	double				seconds;
 	int				running;
 	int				paused;		/* capture_drain() turned tracing off */
@@ -286,7 +287,8 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	}
 	/* The output first: a bad path must not change any tracing state. */
 	c->excl = p->excl;
-	ret = trace_output_open(&c->out, p->output ? p->output : "trace.dat", p->excl);
+	c->gid = p->gid;
+	ret = trace_output_open(&c->out, p->output ? p->output : "trace.dat", p->excl, c->gid);
 	if (ret)
 		goto fail;
 	/*
@@ -604,7 +606,7 @@ int capture_rotate(struct capture *c, const char *output)
 	 * a failure here leaves the capture as it was. The source keeps buffering meanwhile.
 	 */
 	refresh_meta(c);
-	ret = trace_output_create(&next, output, c->excl, &c->wp, &c->meta);
+	ret = trace_output_create(&next, output, c->excl, c->gid, &c->wp, &c->meta);
 	if (ret)
 		return ret;
 

@@ -31,6 +31,8 @@ struct capture_params {
 	const char		*source;	/* "auto", "mmap", "splice", "kmod" */
 	const char		*instance;	/* tracefs instance, NULL = top buffer */
 	int			create_instance; /* create @instance if missing (removed at stop) */
+	int			gid;		/* files' group ("group" setting), 0 =
+						 * the creator's */
 	int			take_over;	/* @instance is a crashed recorder's: keep its
 						 * buffer (source/tracing.h) */
 	const char *const	*events;	/* "SYSTEM" or "SYSTEM:EVENT", may be NULL */

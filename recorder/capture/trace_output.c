@@ -88,7 +88,7 @@ static int add_options(struct v7_writer *w, const struct trace_meta *m, const ch
 	return ret;
 }
 
-int trace_output_open(struct trace_output *o, const char *path, int excl)
+int trace_output_open(struct trace_output *o, const char *path, int excl, int gid)
 {
 	int ret;
 
@@ -102,7 +102,7 @@ int trace_output_open(struct trace_output *o, const char *path, int excl)
 	 * lines and marker text.
 	 */
 	o->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC), 0640);
-	if (o->fd >= 0 && fchmod(o->fd, 0640)) {
+	if (o->fd >= 0 && (fchmod(o->fd, 0640) || (gid > 0 && fchown(o->fd, -1, (gid_t)gid)))) {
 		close(o->fd);
 		o->fd = -1;
 	}
@@ -140,10 +140,10 @@ fail:
 	return ret;
 }
 
-int trace_output_create(struct trace_output *o, const char *path, int excl,
+int trace_output_create(struct trace_output *o, const char *path, int excl, int gid,
 			struct v7_params *wp, const struct trace_meta *m)
 {
-	int ret = trace_output_open(o, path, excl);
+	int ret = trace_output_open(o, path, excl, gid);
 
 	return ret ?: trace_output_begin(o, wp, m);
 }

@@ -26,7 +26,7 @@ struct trace_output {
  * changes anything else: open (create or truncate) @path, then write the beginning.
  * Each returns 0 or -errno with a message logged; a failed begin closes and removes.
  */
-int trace_output_open(struct trace_output *o, const char *path, int excl);
+int trace_output_open(struct trace_output *o, const char *path, int excl, int gid);
 int trace_output_begin(struct trace_output *o, struct v7_params *wp,
 		       const struct trace_meta *m);
 
@@ -34,12 +34,13 @@ int trace_output_begin(struct trace_output *o, struct v7_params *wp,
  * trace_output_create() - create @path and write its metadata and options
  * @o:		filled in
  * @path:	file to create; with @excl it must not exist, else it is truncated
+ * @gid:	group the file is given (readable by it: 0640), 0 = the creator's
  * @wp:		writer parameters (->fd is set here)
  * @m:		metadata of the recording
  *
  * Return: 0, or -errno with a message logged and nothing left behind.
  */
-int trace_output_create(struct trace_output *o, const char *path, int excl,
+int trace_output_create(struct trace_output *o, const char *path, int excl, int gid,
 			struct v7_params *wp, const struct trace_meta *m);
 
 /**

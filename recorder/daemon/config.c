@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -90,6 +91,7 @@ static const struct config_key keys[] = {
 	{ "pidfile",	  K_PATH,   F(pidfile),	       0, 0, NULL },
 	{ "log_level",	  K_ENUM,   F(log_level),      0, 0, levels },
 	{ "log_file",	  K_PATH,   F(log_file),       0, 0, NULL },
+	{ "group",	  K_STR,    F(group),	       0, 0, NULL },
 };
 
 #define NKEYS	(sizeof(keys) / sizeof(keys[0]))
@@ -141,6 +143,7 @@ void config_free(struct rec_config *c)
 	free(c->socket);
 	free(c->pidfile);
 	free(c->log_file);
+	free(c->group);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -157,6 +160,7 @@ void config_copy(struct rec_config *dst, const struct rec_config *src)
 	dst->socket = xstrdup(src->socket);
 	dst->pidfile = xstrdup(src->pidfile);
 	dst->log_file = xstrdup(src->log_file);
+	dst->group = xstrdup(src->group);
 }
 
 /* Unsigned number with an optional unit; @units is a table of suffix -> multiplier. */
@@ -323,6 +327,17 @@ int config_set(struct rec_config *c, const char *key, const char *val, char *err
 		}
 		if (!strcmp(key, "file_pattern") && check_pattern(val, err))
 			return -EINVAL;
+		if (!strcmp(key, "group")) {
+			struct group *g = getgrnam(val);
+
+			if (!g || !g->gr_gid) {
+				snprintf(err, CONFIG_ERR_LEN, "group: %s", g ?
+					 "root's group is not a group to share with" :
+					 "no such group");
+				return -EINVAL;
+			}
+			c->group_gid = (int)g->gr_gid;
+		}
 		if (!strcmp(key, "instance") && (!*val || strchr(val, '/') || val[0] == '.')) {
 			snprintf(err, CONFIG_ERR_LEN, "instance: '%s' is not a valid name", val);
 			return -EINVAL;

@@ -49,6 +49,8 @@ struct rec_config {
 	char			*pidfile;	/* NULL = none */
 	int			log_level;	/* enum log_level */
 	char			*log_file;	/* detached without systemd: log here */
+	char			*group;		/* may read files and run status, NULL = none */
+	int			group_gid;	/* its gid, 0 = none */
 	int			foreground;	/* do not daemonize (set under systemd) */
 };
 

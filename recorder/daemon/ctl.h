@@ -78,6 +78,8 @@ const char *ctl_status_str(int status);
 /**
  * ctl_server_open() - bind the control socket and add it to @l
  * @path:	socket path; its directory is created (0750) if missing
+ * @gid:	a group whose members may connect and run the read-only commands (the
+ *		socket 0660, its directory in that group), 0 = root only (0600)
  * @l:		event loop
  * @table:	dispatch table (@n rows), kept by reference
  * @ctx:	handler context
@@ -86,7 +88,7 @@ const char *ctl_status_str(int status);
  *
  * Return: the server or NULL with errno set (message logged).
  */
-struct ctl_server *ctl_server_open(const char *path, struct loop *l,
+struct ctl_server *ctl_server_open(const char *path, int gid, struct loop *l,
 				   const struct ctl_command *table, size_t n, void *ctx);
 
 /* Closes the socket and every connection, and unlinks the path. Accepts NULL. */

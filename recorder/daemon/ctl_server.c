@@ -7,8 +7,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <libgen.h>
+#include <pwd.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +35,32 @@ struct ctl_server {
 	const struct ctl_command	*table;
 	size_t				n;
 	void				*ctx;
+	int				gid;		/* may read, 0 = none */
 	int				clients[CTL_MAX_CLIENTS];
 	int				next_victim;	/* oldest slot to drop when full */
 	struct ctl_reply		*reply;
 	uint8_t				*rx;
 };
+
+/* @uid (primary group @gid) is a member of group @want (> 0). */
+static bool in_group(uid_t uid, gid_t gid, int want)
+{
+	gid_t groups[256];
+	int n = 256;
+	struct passwd *pw;
+
+	if (want <= 0)
+		return false;
+	if (gid == (gid_t)want)
+		return true;
+	pw = getpwuid(uid);
+	if (!pw || getgrouplist(pw->pw_name, gid, groups, &n) < 0)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (groups[i] == (gid_t)want)
+			return true;
+	return false;
+}
 
 /* Wire layout is fixed: fail the build if the structs ever grow holes or change size. */
 _Static_assert(sizeof(struct ctl_hdr) == 24, "ctl_hdr is 24 bytes on the wire");
@@ -181,6 +205,15 @@ static void handle_request(struct ctl_server *s, int fd)
 	peer.pid = cred.pid;
 	peer.uid = cred.uid;
 	peer.may_write = cred.uid == 0 || cred.uid == geteuid();
+	/* Checked per request: group membership may have changed since connect. */
+	if (!peer.may_write && !in_group(cred.uid, cred.gid, s->gid)) {
+		ctl_reply_error(r, CTL_ST_DENIED, "uid %u is not in the daemon's group",
+				cred.uid);
+		log_info("control: denied uid %u pid %d (not in the group)", cred.uid,
+			 cred.pid);
+		send_reply(fd, h.seq, r);
+		return;
+	}
 	if (!cmd->read_only && !peer.may_write) {
 		ctl_reply_error(r, CTL_ST_DENIED, "command %u needs root (peer uid %u)", h.code,
 				cred.uid);
@@ -245,16 +278,16 @@ static int socket_in_use(const char *path)
 	       (ssize_t)sizeof(h);
 }
 
-static int make_parent_dir(const char *path)
+static int make_parent_dir(const char *path, int gid)
 {
 	char *dir = strdup(path);
-	int ret = dir ? rotate_mkdir_p(dirname(dir)) : -ENOMEM;
+	int ret = dir ? rotate_mkdir_p(dirname(dir), gid) : -ENOMEM;
 
 	free(dir);
 	return ret;
 }
 
-struct ctl_server *ctl_server_open(const char *path, struct loop *l,
+struct ctl_server *ctl_server_open(const char *path, int gid, struct loop *l,
 				   const struct ctl_command *table, size_t n, void *ctx)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -278,12 +311,13 @@ struct ctl_server *ctl_server_open(const char *path, struct loop *l,
 	s->table = table;
 	s->n = n;
 	s->ctx = ctx;
+	s->gid = gid;
 	for (int i = 0; i < CTL_MAX_CLIENTS; i++)
 		s->clients[i] = -1;
 	s->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (!s->reply || !s->rx || !s->path || s->fd < 0)
 		goto fail;
-	err = make_parent_dir(path);
+	err = make_parent_dir(path, gid);
 	if (err) {
 		errno = -err;
 		log_err("control socket directory for %s: %s", path, strerror(errno));
@@ -299,6 +333,9 @@ struct ctl_server *ctl_server_open(const char *path, struct loop *l,
 	old = umask(0177);
 	err = bind(s->fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
+	/* Then opened to the group alone, if there is one. */
+	if (!err && gid > 0 && (chown(path, -1, (gid_t)gid) || chmod(path, 0660)))
+		err = -1;
 	if (err || listen(s->fd, CTL_MAX_CLIENTS)) {
 		log_err("control socket %s: %s", path, strerror(errno));
 		goto fail;

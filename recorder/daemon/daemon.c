@@ -162,7 +162,7 @@ int daemon_lock(const char *sock, pid_t *holder)
 	*holder = 0;
 	if (snprintf(path, sizeof(path), "%s.lock", sock) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	fd = rotate_mkdir_p(dirname(strcpy(pid_dir, path)));
+	fd = rotate_mkdir_p(dirname(strcpy(pid_dir, path)), 0);
 	if (fd)
 		return fd;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);

@@ -144,7 +144,7 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 		goto fail;
 	}
 	daemon_lock_owner();
-	d->ctl = ctl_server_open(d->cfg.socket, d->loop, dmn_commands,
+	d->ctl = ctl_server_open(d->cfg.socket, d->cfg.group_gid, d->loop, dmn_commands,
 				 dmn_nr_commands, d);
 	if (!d->ctl) {
 		snprintf(msg, sizeof(msg), errno == EADDRINUSE ?

@@ -131,7 +131,7 @@ static void h_stop(void *ctx, const struct ctl_peer *peer, const void *pl, uint3
 static int flight_take(struct recd *d, const char *path, struct ctl_snapshot_reply *sr)
 {
 	uint64_t raw = 0, file = 0;
-	int ret = rotate_mkdir_p(d->cfg.output_dir);
+	int ret = rotate_mkdir_p(d->cfg.output_dir, d->cfg.group_gid);
 
 	if (!ret)
 		ret = flight_snapshot(d->fl, path, &d->cfg, &raw, &file);

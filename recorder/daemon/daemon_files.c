@@ -86,6 +86,7 @@ int dmn_capture_open(struct recd *d, const char *path)
 		.sync_ms = c->sync_ms,
 		.durable = c->durable,
 		.take_over = d->take_over,
+		.gid = c->group_gid,
 	};
 	int err = 0;
 
@@ -122,7 +123,7 @@ static bool removed_before_finish(struct recd *d)
 
 	if (d->keep_fd < 0 || fstat(d->keep_fd, &st) || st.st_nlink)
 		return false;
-	rotate_mkdir_p(d->cfg.output_dir);
+	rotate_mkdir_p(d->cfg.output_dir, d->cfg.group_gid);
 	return true;
 }
 
@@ -145,7 +146,7 @@ static void restore_removed(struct recd *d, bool removed)
 	}
 	if (fstat(d->keep_fd, &st))
 		return;
-	err = rotate_mkdir_p(d->cfg.output_dir);
+	err = rotate_mkdir_p(d->cfg.output_dir, d->cfg.group_gid);
 	out = err ? -1 : open(d->cur, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
 	if (out >= 0 && fchmod(out, 0640))
 		log_warn("%s: %s", d->cur, strerror(errno));
@@ -201,7 +202,7 @@ int dmn_capture_close(struct recd *d)
 
 int dmn_new_file_path(struct recd *d, char *path, size_t len)
 {
-	int ret = rotate_mkdir_p(d->cfg.output_dir);
+	int ret = rotate_mkdir_p(d->cfg.output_dir, d->cfg.group_gid);
 
 	if (!ret)
 		ret = rotate_next_path(&d->cfg, &d->rs, time(NULL), path, len);

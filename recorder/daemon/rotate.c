@@ -16,7 +16,7 @@
 #include "util/log.h"
 #include "rotate.h"
 
-int rotate_mkdir_p(const char *dir)
+int rotate_mkdir_p(const char *dir, int gid)
 {
 	char path[PATH_MAX];
 	size_t n = strlen(dir);
@@ -35,9 +35,11 @@ int rotate_mkdir_p(const char *dir)
 		 * real addresses, command lines and marker text. Existing ones are left.
 		 */
 		if (!mkdir(path, 0750)) {
-			if (chmod(path, 0750))
+			if (chmod(path, 0750) || (gid > 0 && chown(path, -1, (gid_t)gid)))
 				return -errno;
 		} else if (errno != EEXIST) {
+			return -errno;
+		} else if (!c && gid > 0 && chown(path, -1, (gid_t)gid)) {
 			return -errno;
 		}
 		if (!c)

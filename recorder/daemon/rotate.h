@@ -53,7 +53,11 @@ const char *rotate_due(const struct rec_config *c, const struct rotate_state *rs
 int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
 			  const char *current, uint64_t reserve);
 
-/* Creates @dir and its parents (0750 whatever the umask; existing ones are left). */
-int rotate_mkdir_p(const char *dir);
+/*
+ * Creates @dir and its parents (0750 whatever the umask; existing ones are left). With
+ * @gid > 0 (the "group" setting) the ones it creates and @dir itself belong to that
+ * group, so that its members can reach the files (and the socket) inside.
+ */
+int rotate_mkdir_p(const char *dir, int gid);
 
 #endif /* REC_ROTATE_H */

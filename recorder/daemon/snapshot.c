@@ -195,7 +195,7 @@ int flight_snapshot(struct flight *f, const char *path, const struct rec_config 
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = trace_output_create(&out, path, 1, &wp, &m);
+	ret = trace_output_create(&out, path, 1, c->group_gid, &wp, &m);
 	if (ret)
 		goto out;
 	if (!f->hist) {

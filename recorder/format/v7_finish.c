@@ -137,6 +137,14 @@ static int compact_beside(struct v7_writer *w)
 	}
 	unlink(tmp);	/* left by a kill during an earlier finish of this name */
 	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
+	/* The file it replaces keeps its group and mode (open's mode met the umask). */
+	if (fd >= 0 && (fchmod(fd, st.st_mode & 07777) ||
+			(fchown(fd, st.st_uid, st.st_gid) && errno != EPERM))) {
+		ret = -errno;
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
 	if (fd < 0) {
 		ret = -errno;
 		goto out;

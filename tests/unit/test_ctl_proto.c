@@ -6,6 +6,7 @@
  * the daemon's event loop, including SO_PEERCRED read-only peers.
  */
 #include <errno.h>
+#include <grp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -143,6 +144,8 @@ static void *serve(void *arg)
 	return NULL;
 }
 
+#define NOGROUP	65534	/* Debian's nogroup */
+
 FIXTURE(live) {
 	struct server_ctx	s;
 	struct ctl_server	*srv;
@@ -157,7 +160,9 @@ FIXTURE_SETUP(live)
 	self->s.loop = loop_new();
 	ASSERT_NE(NULL, self->s.loop);
 	log_max_level = LOG_LVL_ERR;
-	self->srv = ctl_server_open(self->s.path, self->s.loop, table, NT, self->s.loop);
+	/* shared with nogroup: its members may read (the unprivileged tests below) */
+	self->srv = ctl_server_open(self->s.path, NOGROUP, self->s.loop, table, NT,
+				    self->s.loop);
 	ASSERT_NE(NULL, self->srv);
 	ASSERT_EQ(0, pthread_create(&self->s.thread, NULL, serve, &self->s));
 }
@@ -182,13 +187,34 @@ static ssize_t raw(struct server_ctx *s, const void *msg, size_t len, void *out)
 	return ctl_exchange_raw(s->path, msg, len, out, CTL_MAX_MSG, 5000);
 }
 
+/* Root's and its group's alone (0600 without a group: socket_without_group below). */
 TEST_F(live, socket_is_private)
 {
 	struct stat st;
 
 	ASSERT_EQ(0, stat(self->s.path, &st));
 	EXPECT_TRUE(S_ISSOCK(st.st_mode));
+	EXPECT_EQ(0660, st.st_mode & 0777);
+	EXPECT_EQ((gid_t)NOGROUP, st.st_gid);
+}
+
+TEST(socket_without_group)
+{
+	char dir[] = "/tmp/test_ctl.XXXXXX", path[64];
+	struct ctl_server *srv;
+	struct loop *l = loop_new();
+	struct stat st;
+
+	ASSERT_NE(NULL, l);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ctl.sock", dir);
+	srv = ctl_server_open(path, 0, l, table, NT, l);
+	ASSERT_NE(NULL, srv);
+	ASSERT_EQ(0, stat(path, &st));
 	EXPECT_EQ(0600, st.st_mode & 0777);
+	ctl_server_close(srv);
+	loop_free(l);
+	rmdir(dir);
 }
 
 TEST_F(live, good_request)
@@ -277,9 +303,39 @@ TEST_F(live, second_server_refused)
 	struct loop *l = loop_new();
 
 	errno = 0;
-	EXPECT_EQ(NULL, ctl_server_open(self->s.path, l, table, NT, l));
+	EXPECT_EQ(NULL, ctl_server_open(self->s.path, 0, l, table, NT, l));
 	EXPECT_EQ(EADDRINUSE, errno);
 	loop_free(l);
+}
+
+/* A peer that is neither root nor in the group: nothing, not even status. */
+TEST_F(live, peer_outside_the_group_is_refused)
+{
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root to switch to an unprivileged uid");
+	ASSERT_EQ(0, chmod(self->s.path, 0666));	/* only SO_PEERCRED stands in the way */
+	ASSERT_EQ(0, chmod(self->s.dir, 0755));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct ctl_hdr h;
+		uint8_t buf[256];
+		char run[sizeof(self->s.path)];
+
+		snprintf(run, sizeof(run), "%s/run", self->s.dir);
+		if (chmod(run, 0755) || setgroups(0, NULL) || setgid(1) || setuid(65534))
+			_exit(10);
+		if (ctl_request(self->s.path, CTL_CMD_STATUS, NULL, 0, &h, buf, 5000) ||
+		    h.code != CTL_ST_DENIED)
+			_exit(11);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 TEST_F(live, unprivileged_peer_is_read_only)
@@ -305,7 +361,8 @@ TEST_F(live, unprivileged_peer_is_read_only)
 		struct ctl_hdr h;
 		uint8_t buf[256];
 
-		if (setgid(65534) || setuid(65534))
+		/* nobody, in nogroup: the server's group */
+		if (setgroups(0, NULL) || setgid(NOGROUP) || setuid(65534))
 			_exit(10);
 		if (ctl_request(self->s.path, CTL_CMD_STATUS, NULL, 0, &h, buf, 5000) ||
 		    h.code != CTL_ST_OK)
