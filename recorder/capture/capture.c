@@ -86,6 +86,11 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+int capture_error(const struct capture *c)
+{
+	return c->error;
+}
+
 /* Records the first error and says, once, what it means for the file. */
 static int fail(struct capture *c, int err, int cpu)
 {

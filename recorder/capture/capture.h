@@ -157,6 +157,13 @@ long capture_service(struct capture *c, int cpu);
  */
 int capture_rotate(struct capture *c, const char *output);
 
+/*
+ * The capture's sticky error (the first one), 0 when there is none: -ENOSPC from
+ * capture_service() with capture_error() 0 is a full CPU region of the file, not a
+ * full disk (which is sticky: -ENOSPC, -EDQUOT or -EFBIG here).
+ */
+int capture_error(const struct capture *c);
+
 /**
  * capture_drain() - turn tracing off and move every page written so far
  * @c:	capture

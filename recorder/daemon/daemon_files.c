@@ -310,21 +310,43 @@ static uint64_t disk_free(const char *dir)
 	return (uint64_t)sv.f_bavail * sv.f_frsize;
 }
 
-/* A capture error: rotate when the writer's region is full, else finish and exit. */
+/*
+ * A capture error. A full CPU region of the file (-ENOSPC that is not the capture's
+ * sticky error) is no fault: a new file, nothing lost. A full disk (ENOSPC) or quota
+ * (EDQUOT) or a file too large for the file system (EFBIG): the file keeps every
+ * synced chunk; the budget may free room for a new file, else finish and exit 1.
+ * Anything else: finish and exit 1.
+ */
 static void capture_failed(struct recd *d, long err)
 {
-	if (err == -ENOSPC) {
-		if (disk_free(d->cfg.output_dir) > DISK_FULL_MARGIN) {
-			if (!dmn_switch_file(d, "a CPU region of the file is full"))
-				return;
-			dmn_fail_and_quit(d, "cannot continue after a full region", -ENOSPC);
+	int werr = d->cap ? capture_error(d->cap) : (int)err;
+
+	if (err == -ENOSPC && !werr) {
+		int r = dmn_switch_file(d, "a CPU region of the file is full");
+
+		if (!r)
 			return;
-		}
-		if (d->cfg.disk_budget &&
+		dmn_fail_and_quit(d, r == -ENOSPC || r == -EDQUOT ?
+				  "disk full: no room for the next file (a CPU region of this one is full)" :
+				  "cannot continue after a full region", r);
+		return;
+	}
+	if (werr == -ENOSPC || werr == -EDQUOT || werr == -EFBIG) {
+		const char *what = werr == -EDQUOT ? "disk quota exceeded" :
+				   werr == -EFBIG ? "file too large for its file system" :
+				   "disk full";
+
+		if (werr != -EFBIG && d->cfg.disk_budget &&
 		    rotate_enforce_budget(&d->cfg, &d->rs, d->cur, 2 * DISK_FULL_MARGIN) > 0 &&
-		    disk_free(d->cfg.output_dir) > DISK_FULL_MARGIN && !dmn_switch_file(d, "disk full"))
+		    disk_free(d->cfg.output_dir) > DISK_FULL_MARGIN && !dmn_switch_file(d, what))
 			return;
-		dmn_fail_and_quit(d, "disk full; the file keeps every synced chunk", -ENOSPC);
+		if (werr == -EFBIG && !dmn_switch_file(d, what))
+			return;
+		dmn_fail_and_quit(d, werr == -EDQUOT ?
+				  "disk quota exceeded; the file keeps every synced chunk" :
+				  werr == -EFBIG ?
+				  "file too large for its file system; the file keeps every synced chunk" :
+				  "disk full; the file keeps every synced chunk", werr);
 		return;
 	}
 	dmn_fail_and_quit(d, "capture stopped", (int)err);

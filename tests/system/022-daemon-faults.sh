@@ -146,6 +146,34 @@ else
 	t_skip "disk full" "cannot mount a tmpfs here"
 fi
 
+# --- a full region on an almost full disk: a region, not the disk ---------------------
+# Small regions fill long before the disk, even when less than DISK_FULL_MARGIN (4 MiB)
+# is left: the daemon must go on in new files until the disk itself is full (it used
+# to take a full region with little free space for a full disk and stop early).
+if mount -t tmpfs -o size=10m recd022b "$full" 2>/dev/null; then
+	EXTRA_CLEANUP="umount $full 2>/dev/null"
+	"$RECORDERD" start --socket "$SOCK" -i "$INST" -d "$full" --foreground -C zstd \
+		-O chunk_pages=8 -O region_size=256K -O rotate_size=0 -O period_ms=50 \
+		-O sync_ms=100 2>"$TMP/near.log" &
+	dpid=$!
+	for ((i = 0; i < 50; i++)); do recd status >/dev/null 2>&1 && break; sleep 0.1; done
+	writer n 1 400000 20000 200 >/dev/null 2>&1 &
+	wpid=$!
+	wait_gone "$dpid" 300
+	wait "$dpid"; rc=$?
+	pkill -P "$wpid" 2>/dev/null; kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
+	free_kb=$(df -k --output=avail "$full" | tail -n 1 | tr -d ' ')
+	nfiles=$(ls "$full"/*.dat 2>/dev/null | wc -l)
+	echo "# almost full disk: $nfiles files, $free_kb KiB left at exit (status $rc)"
+	t_check "almost full disk: regions rotated" grep -q "a CPU region of the file is full" \
+		"$TMP/near.log"
+	t_check "almost full disk: ends on the disk, not a region" grep -q "disk full" "$TMP/near.log"
+	t_check "almost full disk: the disk was used up ($free_kb KiB < 1024 left)" \
+		test "$free_kb" -lt 1024
+	umount "$full"
+	EXTRA_CLEANUP=
+fi
+
 # --- output directory removed ---------------------------------------------------------
 rm -rf "$OUT"
 recd_start -O period_ms=50 -O sync_ms=100 -O log_file="$TMP/rm.log" >/dev/null
