@@ -34,6 +34,7 @@
 
 #include "fxt.h"
 #include "fxt_export_local.h"
+#include "util/fileio.h"
 #include "util/log.h"
 #include "util/sandbox.h"
 
@@ -179,28 +180,6 @@ static int copy_fd(int from, int to)
 	}
 }
 
-/*
- * An unnamed file in the directory of @path (same file system: it can be linked
- * there). Unless @strict, /tmp when that directory cannot have one.
- */
-static int open_tmp_beside(const char *path, bool strict)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int fd;
-
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
-	if (fd < 0 && !strict)
-		fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	return fd;
-}
-
 void exp_free(struct exporter *x)
 {
 	if (x->evs)
@@ -245,10 +224,16 @@ static int export_to_fd(const char *in_path, const char *out_path, int out,
 	stats->ticks_per_second = ticks_for_clock(tracecmd_get_trace_clock(x.in), opts);
 	exp_find_machine(&x);
 
-	tmp = open_tmp_beside(out_path, false);
+	/* The events' temporary file: beside the output, else in /tmp. */
+	tmp = fio_open_tmp_beside(out_path, 0600);
 	if (tmp < 0) {
-		ret = -errno;
-		log_err("export: no temporary file: %s\n", strerror(errno));
+		tmp = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (tmp < 0)
+			tmp = -errno;
+	}
+	if (tmp < 0) {
+		ret = tmp;
+		log_err("export: no temporary file: %s\n", strerror(-tmp));
 		goto out;
 	}
 	ret = exp_map_init(&x);
@@ -309,7 +294,7 @@ static int export_in_child(void *arg, void *result)
 	return export_to_fd(j->in_path, j->out_path, j->out, j->opts, result);
 }
 
-/* The finished archive in @fd (a file opened by open_tmp_beside) becomes @path. */
+/* The finished archive in @fd (from fio_open_tmp_beside) becomes @path. */
 static int publish(int fd, const char *tmp_name, const char *path)
 {
 	char proc[64];
@@ -373,7 +358,7 @@ int fxt_export(const char *in_path, const char *out_path, const struct fxt_expor
 		log_err("export: %s is the input: not overwriting it\n", out_path);
 		return -EINVAL;
 	}
-	job.out = open_tmp_beside(out_path, true);
+	job.out = fio_open_tmp_beside(out_path, 0644);
 	if (job.out < 0) {
 		/* No O_TMPFILE here (an old or network file system): a hidden name. */
 		const char *slash = strrchr(out_path, '/');

@@ -34,6 +34,7 @@
 
 #include "format/v7_decode.h"
 #include "format/v7_writer.h"
+#include "util/fileio.h"
 #include "recover.h"
 
 #define MAX_KEPT_OPTS	256
@@ -282,19 +283,6 @@ static uint64_t region_for(const struct rec *r)
 	return most + most / 64 + (1ULL << 20);
 }
 
-/* An unnamed file in @dest's directory, for the writer to fill. */
-static int open_work(const char *dest)
-{
-	char *d = strdup(dest);
-	int fd;
-
-	if (!d)
-		return -ENOMEM;
-	fd = open(dirname(d), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	free(d);
-	return fd < 0 ? -errno : fd;
-}
-
 static int rebuild(struct rec *r, const char *dest)
 {
 	struct trace_meta m;
@@ -308,7 +296,7 @@ static int rebuild(struct rec *r, const char *dest)
 		fprintf(stderr, "recover: %s: metadata unreadable: %s\n", r->path, r->f.why);
 		return ret;
 	}
-	wfd = open_work(dest);
+	wfd = fio_open_tmp_beside(dest, 0600);
 	if (wfd < 0) {
 		meta_free(&m);
 		fprintf(stderr, "recover: %s: cannot write beside %s: %s\n", r->path, dest,

@@ -107,3 +107,15 @@ int fio_sync_dir_of(const char *path)
 	close(fd);
 	return ret;
 }
+
+int fio_open_tmp_beside(const char *path, int mode)
+{
+	char *d = strdup(path);
+	int fd;
+
+	if (!d)
+		return -ENOMEM;
+	fd = open(dirname(d), O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+	free(d);
+	return fd < 0 ? -errno : fd;
+}

@@ -19,6 +19,12 @@ int fio_pread_all(int fd, void *buf, size_t len, uint64_t off);
 /* All @len bytes at @off: 0 or -errno (-EIO when nothing could be written). */
 int fio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 
+/*
+ * An unnamed file (O_TMPFILE) in the directory of @path, so that it can be linked or
+ * renamed there once complete: an fd, or -errno.
+ */
+int fio_open_tmp_beside(const char *path, int mode);
+
 /* fsync of the directory holding @path: its entry (a new or renamed file) is on disk. */
 int fio_sync_dir_of(const char *path);
 
