@@ -10,6 +10,8 @@
 # trace-cmd report (libtracecmd) reads the file as the cut left it.
 #   POWERCUT_RUNS   instants tried (default 20)
 #   POWERCUT_DUR    durability under test (default power; `process` must fail this)
+# A crash-left file is as long as its sparse CPU regions (1 GiB each) and debugfs dumps
+# it whole: it is removed once checked (kept, sparse again, when a check fails).
 # qemu writes the disk image through the host's page cache (cache=writeback): a killed
 # qemu loses nothing it had written, only what the guest had not yet written, which
 # is the guest-side power cut this test is about.
@@ -59,6 +61,7 @@ for ((r = 1; r <= runs; r++)); do
 	wait $vm 2>/dev/null
 	if [ -z "$kill_ms" ]; then
 		t_fail "run$r.cut" "the guest never completed batch $k: $(cat "$d/error" 2>/dev/null) (see $d)"
+		rm -f "$img"
 		continue
 	fi
 	e2fsck -fy "$img" >"$d/fsck.log" 2>&1
@@ -66,11 +69,12 @@ for ((r = 1; r <= runs; r++)); do
 	# 0: clean, 1: errors corrected (the journal replay counts as one)
 	if [ $rc -gt 1 ]; then
 		t_fail "run$r.fsck" "e2fsck exit $rc: $(tail -n 2 "$d/fsck.log")"
-		continue
+		continue	# the image is kept to look at
 	fi
 	name=$(debugfs -R "ls -p /out" "$img" 2>/dev/null | awk -F/ '$6 ~ /\.dat$/ { print $6 }' | head -n 1)
 	if [ -z "$name" ] || ! debugfs -R "dump /out/$name $d/cut.dat" "$img" >/dev/null 2>&1; then
 		t_fail "run$r.file" "no trace file in /out of the disk"
+		rm -f "$img"
 		continue
 	fi
 	trace-cmd report "$d/cut.dat" >"$d/report.txt" 2>"$d/report.err"
@@ -99,9 +103,11 @@ for ((r = 1; r <= runs; r++)); do
 		"$bad on a wrong CPU"
 	if [ -z "$lost" ]; then
 		t_ok "run$r: every batch older than ${late} ms is in the file"
+		rm -f "$d/cut.dat"
 	else
 		total_lost=$((total_lost + expected - kept))
 		t_fail "run$r: every batch older than ${late} ms is in the file" "$lost (see $d)"
+		fallocate --dig-holes "$d/cut.dat" 2>/dev/null	# kept, sparse again
 	fi
 	unset seen
 	rm -f "$img"
