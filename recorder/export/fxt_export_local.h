@@ -4,6 +4,7 @@
  *   fxt_export.c  the entry point: the pass, then the archive (prologue + events);
  *   fxt_input.c   reading: the time-ordered merge of the CPUs through libtracecmd,
  *                 reopening the input to bound libtracecmd's memory;
+ *   fxt_fields.c  reading fields checked against the record, the kind of each event;
  *   fxt_map.c     what each trace event becomes in FXT, lost-event repairs;
  *   fxt_tasks.c   the thread table: tids, tgids, names.
  * Functions here use the exp_ prefix: global, but not part of fxt_export.h.
@@ -125,13 +126,32 @@ void exp_find_machine(struct exporter *x);
 /* One pass over @path in time order, each record to exp_on_record(). 0 or -1. */
 int exp_merge_pass(struct exporter *x, const char *path);
 
-/* fxt_map.c */
+/* fxt_fields.c */
 /* The event table, the CPUs' state and the common fields, once the input is open. */
 int exp_map_init(struct exporter *x);
 /* The common fields again, from a new handle's event formats (after a reopen). */
 int exp_map_bind(struct exporter *x);
-int exp_on_record(struct tracecmd_input *h, struct tep_record *r, int cpu, void *data);
 void exp_load_state_flags(struct exporter *x, struct tep_event *ev);
+/*
+ * Bytes of field @f inside record @r (fixed, __data_loc or __rel_loc), or NULL when
+ * they are not all inside the record; *@len = their count.
+ */
+const uint8_t *exp_field_bytes(const struct tep_format_field *f, const struct tep_record *r,
+			       size_t *len);
+/* A numeric field (sign-extended per its type), @dflt when absent or unreadable. */
+int64_t exp_num(struct tep_format_field *f, struct tep_record *r, int64_t dflt);
+/* A string field's bytes up to its NUL or end, *@len long; NULL when unreadable. */
+const char *exp_str_field(struct tep_format_field *f, struct tep_record *r, size_t *len);
+/* The record's event type and writer pid from the common fields; -1 / 0 unreadable. */
+int exp_rec_type(struct exporter *x, struct tep_record *r);
+int exp_rec_pid(struct exporter *x, struct tep_record *r);
+/* Event @id's kind and field slots, classified on first use; NULL for a bad id. */
+struct evinfo *exp_evinfo(struct exporter *x, int id);
+/* FXT thread state of sched_switch's prev_state, by the file's own state letters. */
+unsigned int exp_fxt_state(struct exporter *x, int64_t prev_state);
+
+/* fxt_map.c */
+int exp_on_record(struct tracecmd_input *h, struct tep_record *r, int cpu, void *data);
 /* Ends every open slice and switch at the end of the pass. */
 void exp_close_all(struct exporter *x);
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What each trace event becomes in FXT (the mapping table is at the top of
- * fxt_export.c), and the repairs of lost-event damage. Reads fields through
- * libtraceevent; keeps per-CPU state (running task, open irq slices).
+ * fxt_export.c), and the repairs of lost-event damage. Fields are read through
+ * fxt_fields.c; keeps per-CPU state (running task, open irq slices).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,282 +22,6 @@ static const char *const softirq_names[] = {
 	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
 	"HRTIMER", "RCU",	/* include/linux/interrupt.h softirq_to_name */
 };
-
-/* ---- fields --------------------------------------------------------------------- */
-
-/*
- * Where the bytes of field @f are in record @r: its place for a fixed field, what its
- * __data_loc / __rel_loc word says for a dynamic one. Everything comes from the file
- * (the record and the event format both), so all of it is checked against the record.
- * Return: the bytes (*@len of them), or NULL when they are not inside the record.
- */
-static const uint8_t *field_bytes(const struct tep_format_field *f, const struct tep_record *r,
-				  size_t *len)
-{
-	const uint8_t *d = r->data;
-	uint64_t size = r->size > 0 ? (uint64_t)r->size : 0, at;
-	uint32_t loc;
-
-	*len = 0;
-	if (!f || !d || f->offset < 0 || f->size < 0)
-		return NULL;
-	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
-		if ((uint64_t)f->offset + (uint64_t)f->size > size)
-			return NULL;
-		*len = (size_t)f->size;
-		return d + f->offset;
-	}
-	/* u32: offset in the low 16 bits, length in the high 16 (include/trace/stages) */
-	if ((uint64_t)f->offset + 4 > size)
-		return NULL;
-	memcpy(&loc, d + f->offset, 4);
-	at = loc & 0xffff;
-	if (f->flags & TEP_FIELD_IS_RELATIVE)	/* __rel_loc: from the end of the word */
-		at += (uint64_t)f->offset + 4;
-	if (at + (loc >> 16) > size)
-		return NULL;
-	*len = loc >> 16;
-	return d + at;
-}
-
-static int64_t num(struct tep_format_field *f, struct tep_record *r, int64_t dflt)
-{
-	const uint8_t *p;
-	uint64_t v;
-	size_t len;
-
-	p = f && !(f->flags & TEP_FIELD_IS_DYNAMIC) ? field_bytes(f, r, &len) : NULL;
-	if (!p || (len != 1 && len != 2 && len != 4 && len != 8))
-		return dflt;
-	v = tep_read_number(f->event->tep, p, (int)len);
-	/* sign-extend signed fields narrower than 64 bits */
-	if ((f->flags & TEP_FIELD_IS_SIGNED) && len < 8) {
-		unsigned int sh = 64 - 8 * (unsigned int)len;
-
-		return (int64_t)(v << sh) >> sh;
-	}
-	return (int64_t)v;
-}
-
-/* Bytes of a string field: fixed char array, __data_loc or trailing char buf[]. */
-static const char *str_field(struct tep_format_field *f, struct tep_record *r, size_t *len)
-{
-	const char *p;
-	size_t max;
-
-	*len = 0;
-	if (f && !(f->flags & TEP_FIELD_IS_DYNAMIC) && !f->size) {
-		/* char buf[]: the rest of the record */
-		if (f->offset < 0 || f->offset >= r->size)
-			return NULL;
-		p = (const char *)r->data + f->offset;
-		max = (size_t)(r->size - f->offset);
-	} else {
-		p = (const char *)field_bytes(f, r, &max);
-	}
-	if (!p)
-		return NULL;
-	*len = strnlen(p, max);
-	return p;
-}
-
-/* The record's event type and writer, from its common fields; -1 when unreadable. */
-static int rec_type(struct exporter *x, struct tep_record *r)
-{
-	return (int)num(x->f_type, r, -1);
-}
-
-static int rec_pid(struct exporter *x, struct tep_record *r)
-{
-	return (int)num(x->f_pid, r, 0);
-}
-
-/* Field slots per kind, found by name (layouts differ between kernels). */
-static void bind_fields(struct evinfo *e, const char *const *names, int n)
-{
-	for (int i = 0; i < n; i++)
-		e->f[i] = names[i] ? tep_find_field(e->ev, names[i]) : NULL;
-}
-
-static struct tep_format_field *first_string_field(struct tep_event *ev)
-{
-	for (struct tep_format_field *f = ev->format.fields; f; f = f->next)
-		if ((f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC)) ||
-		    ((f->flags & TEP_FIELD_IS_ARRAY) && strstr(f->type, "char")))
-			return f;
-	return NULL;
-}
-
-static enum kind kind_of(struct evinfo *e)
-{
-	static const char *const sw[] = { "prev_pid", "prev_state", "next_pid", "prev_prio",
-					  "next_prio", "prev_comm", "next_comm" };
-	struct tep_event *ev = e->ev;
-	const char *sys = ev->system, *n = ev->name;
-
-	if (!strcmp(n, "sched_switch") && !strcmp(sys, "sched")) {
-		bind_fields(e, sw, 7);
-		return e->f[F_PREV_PID] && e->f[F_NEXT_PID] ? K_SWITCH : K_OTHER;
-	}
-	if ((!strcmp(n, "sched_wakeup") || !strcmp(n, "sched_wakeup_new")) &&
-	    !strcmp(sys, "sched")) {
-		static const char *const wk[] = { "pid", "prio", "target_cpu", "comm" };
-
-		bind_fields(e, wk, 4);
-		return e->f[0] ? K_WAKEUP : K_OTHER;
-	}
-	if (!strcmp(sys, "irq")) {
-		static const char *const irq[] = { "irq", "name", "ret" };
-		static const char *const sirq[] = { "vec" };
-
-		if (!strcmp(n, "irq_handler_entry") || !strcmp(n, "irq_handler_exit")) {
-			bind_fields(e, irq, 3);
-			return n[12] == 'e' && n[13] == 'n' ? K_IRQ_ENTRY : K_IRQ_EXIT;
-		}
-		if (!strcmp(n, "softirq_entry") || !strcmp(n, "softirq_exit")) {
-			bind_fields(e, sirq, 1);
-			return n[8] == 'e' && n[9] == 'n' ? K_SOFTIRQ_ENTRY : K_SOFTIRQ_EXIT;
-		}
-	}
-	if (!strcmp(sys, "raw_syscalls")) {
-		static const char *const sc[] = { "id", "ret" };
-
-		bind_fields(e, sc, 2);
-		if (!strcmp(n, "sys_enter"))
-			return K_SYS_ENTER;
-		if (!strcmp(n, "sys_exit"))
-			return K_SYS_EXIT;
-	}
-	if (!strcmp(sys, "syscalls") && (!strncmp(n, "sys_enter_", 10) ||
-					 !strncmp(n, "sys_exit_", 9))) {
-		static const char *const sc[] = { "__syscall_nr", "ret" };
-
-		bind_fields(e, sc, 2);
-		e->name = strdup(n + (n[4] == 'e' && n[5] == 'n' ? 10 : 9));
-		return n[4] == 'e' && n[5] == 'n' ? K_SYSCALL_ENTER : K_SYSCALL_EXIT;
-	}
-	if ((!strcmp(sys, "ftrace") && !strcmp(n, "print")) ||
-	    (!strcmp(sys, "ftring") && !strcmp(n, "marker"))) {
-		e->f[0] = tep_find_field(ev, "buf");
-		if (!e->f[0])
-			e->f[0] = first_string_field(ev);
-		return e->f[0] ? K_MARKER : K_OTHER;
-	}
-	if (!strcmp(sys, "task") && !strcmp(n, "task_newtask")) {
-		static const char *const nt[] = { "pid", "clone_flags", "comm" };
-
-		bind_fields(e, nt, 3);
-		return e->f[0] && e->f[1] ? K_NEWTASK : K_OTHER;
-	}
-	if (!strcmp(sys, "task") && !strcmp(n, "task_rename")) {
-		static const char *const rn[] = { "pid", "newcomm" };
-
-		bind_fields(e, rn, 2);
-		return K_RENAME;
-	}
-	if (!strcmp(sys, "sched") && !strcmp(n, "sched_process_fork")) {
-		static const char *const fk[] = { "child_pid", "child_comm" };
-
-		bind_fields(e, fk, 2);
-		return e->f[0] ? K_FORK : K_OTHER;
-	}
-	/*
-	 * FXT written by user space through the module (/dev/ftring/fxt): the event
-	 * ftring/fxt of common/ftring_events.h, whose __data_loc byte array "data" holds
-	 * whole FXT event records the module checked with common/fxt_validate.h.
-	 */
-	if (!strcmp(sys, "ftring") && !strcmp(n, "fxt")) {
-		e->f[0] = tep_find_field(ev, "data");
-		return e->f[0] ? K_FXT : K_SKIP;
-	}
-	return K_OTHER;
-}
-
-static struct evinfo *evinfo(struct exporter *x, int id)
-{
-	struct evinfo *e;
-
-	if (id < 0 || id > x->max_id)
-		return NULL;
-	if (x->evs[id])
-		return x->evs[id];
-	e = calloc(1, sizeof(*e));
-	if (!e) {
-		x->failed = -ENOMEM;
-		return NULL;
-	}
-	e->ev = tep_find_event(x->tep, id);
-	e->kind = e->ev ? kind_of(e) : K_SKIP;
-	x->evs[id] = e;
-	return e;
-}
-
-/*
- * Letters of sched_switch's prev_state, read from the __print_flags() table of the event's
- * own print fmt: the bit values moved between kernel versions (TASK_REPORT).
- */
-static int find_state_flags(struct exporter *x, struct tep_print_arg *a)
-{
-	for (; a; a = a->next) {
-		switch (a->type) {
-		case TEP_PRINT_FLAGS:
-			for (struct tep_print_flag_sym *s = a->flags.flags;
-			     s && x->nstate_flags < 16; s = s->next) {
-				x->state_flags[x->nstate_flags].value = strtoull(s->value, NULL, 0);
-				x->state_flags[x->nstate_flags++].letter = s->str[0];
-			}
-			return x->nstate_flags > 0;
-		case TEP_PRINT_OP:
-			if (find_state_flags(x, a->op.left) || find_state_flags(x, a->op.right))
-				return 1;
-			break;
-		case TEP_PRINT_TYPE:
-			if (find_state_flags(x, a->typecast.item))
-				return 1;
-			break;
-		default:
-			break;
-		}
-	}
-	return 0;
-}
-
-void exp_load_state_flags(struct exporter *x, struct tep_event *ev)
-{
-	static const char letters[] = "SDTtXZPI";	/* Linux >= 4.14 TASK_REPORT order */
-
-	if (ev && find_state_flags(x, ev->print_fmt.args))
-		return;
-	x->nstate_flags = 0;
-	for (int i = 0; letters[i]; i++) {
-		x->state_flags[i].value = 1ULL << i;
-		x->state_flags[i].letter = letters[i];
-		x->nstate_flags++;
-	}
-}
-
-static unsigned int fxt_state(struct exporter *x, int64_t prev_state)
-{
-	for (int i = 0; i < x->nstate_flags; i++) {
-		if (!(x->state_flags[i].value & (uint64_t)prev_state))
-			continue;
-		switch (x->state_flags[i].letter) {
-		case 'T': case 't':
-			return FXT_TS_SUSPENDED;
-		case 'Z':
-			return FXT_TS_DYING;
-		case 'X': case 'x':
-			return FXT_TS_DEAD;
-		case 'W':
-			return FXT_TS_RUNNING;
-		default:	/* S, D (FXT has no uninterruptible sleep), P, I, K */
-			return FXT_TS_BLOCKED;
-		}
-	}
-	return FXT_TS_RUNNING;	/* "R" / "R+": preempted */
-}
-
-/* ---- records ------------------------------------------------------------------- */
 
 static void cswitch(struct exporter *x, uint64_t ts, int cpu, unsigned int state,
 		    int out, int32_t out_w, int in, int32_t in_w, int synthetic)
@@ -337,8 +61,8 @@ static void repair_elsewhere(struct exporter *x, uint64_t ts, int cpu, int tid)
 static void do_switch(struct exporter *x, struct evinfo *e, struct tep_record *r)
 {
 	int cpu = r->cpu;
-	int prev = (int)num(e->f[F_PREV_PID], r, 0);
-	int next = (int)num(e->f[F_NEXT_PID], r, 0);
+	int prev = (int)exp_num(e->f[F_PREV_PID], r, 0);
+	int next = (int)exp_num(e->f[F_NEXT_PID], r, 0);
 	struct cpu_state *c = &x->cpu[cpu];
 	struct task *t;
 	size_t len;
@@ -353,23 +77,23 @@ static void do_switch(struct exporter *x, struct evinfo *e, struct tep_record *r
 	 */
 	repair_elsewhere(x, r->ts, cpu, prev);
 	repair_elsewhere(x, r->ts, cpu, next);
-	cswitch(x, r->ts, cpu, fxt_state(x, num(e->f[F_PREV_STATE], r, 0)),
-		prev, (int32_t)num(e->f[F_PREV_PRIO], r, 0),
-		next, (int32_t)num(e->f[F_NEXT_PRIO], r, 0), 0);
+	cswitch(x, r->ts, cpu, exp_fxt_state(x, exp_num(e->f[F_PREV_STATE], r, 0)),
+		prev, (int32_t)exp_num(e->f[F_PREV_PRIO], r, 0),
+		next, (int32_t)exp_num(e->f[F_NEXT_PRIO], r, 0), 0);
 	x->st->switches++;
 
 	t = prev > 0 ? exp_task_get(x, prev) : NULL;
 	if (t) {
 		t->on_cpu = -1;
-		s = str_field(e->f[F_PREV_COMM], r, &len);
+		s = exp_str_field(e->f[F_PREV_COMM], r, &len);
 		if (s)
 			exp_task_set_comm(t, s, len);
 	}
 	t = next > 0 ? exp_task_get(x, next) : NULL;
 	if (t) {
 		t->on_cpu = cpu;
-		t->prio = (int)num(e->f[F_NEXT_PRIO], r, 0);
-		s = str_field(e->f[F_NEXT_COMM], r, &len);
+		t->prio = (int)exp_num(e->f[F_NEXT_PRIO], r, 0);
+		s = exp_str_field(e->f[F_NEXT_COMM], r, &len);
 		if (s)
 			exp_task_set_comm(t, s, len);
 	}
@@ -378,9 +102,9 @@ static void do_switch(struct exporter *x, struct evinfo *e, struct tep_record *r
 
 static void do_wakeup(struct exporter *x, struct evinfo *e, struct tep_record *r)
 {
-	int tid = (int)num(e->f[0], r, 0);
-	int waker = rec_pid(x, r);
-	int target = (int)num(e->f[2], r, r->cpu);
+	int tid = (int)exp_num(e->f[0], r, 0);
+	int waker = exp_rec_pid(x, r);
+	int target = (int)exp_num(e->f[2], r, r->cpu);
 	struct task *t;
 	size_t len;
 	const char *s;
@@ -390,11 +114,11 @@ static void do_wakeup(struct exporter *x, struct evinfo *e, struct tep_record *r
 	if (target < 0 || target >= 65536)
 		target = r->cpu;
 	t = exp_task_get(x, tid);
-	s = str_field(e->f[3], r, &len);
+	s = exp_str_field(e->f[3], r, &len);
 	if (t && s)
 		exp_task_set_comm(t, s, len);
 	fxtw_args(x->w);
-	fxtw_arg_i32(x->w, "weight", (int32_t)num(e->f[1], r, 0));
+	fxtw_arg_i32(x->w, "weight", (int32_t)exp_num(e->f[1], r, 0));
 	/* Woken from idle or interrupt context: the waker is the CPU's irq thread. */
 	fxtw_arg_koid(x->w, "waker", waker > 0 ? (uint64_t)waker :
 		      FXT_KOID_CPU_BASE + (unsigned int)r->cpu);
@@ -425,7 +149,7 @@ static void do_irq(struct exporter *x, struct evinfo *e, struct tep_record *r)
 	int entry = e->kind == K_IRQ_ENTRY || e->kind == K_SOFTIRQ_ENTRY;
 	enum kind open = e->kind == K_IRQ_ENTRY || e->kind == K_IRQ_EXIT ?
 			 K_IRQ_ENTRY : K_SOFTIRQ_ENTRY;
-	int64_t v = num(e->f[0], r, -1);
+	int64_t v = exp_num(e->f[0], r, -1);
 	char nbuf[64];
 	const char *name;
 	size_t len;
@@ -449,7 +173,7 @@ static void do_irq(struct exporter *x, struct evinfo *e, struct tep_record *r)
 		return;
 	}
 	if (open == K_IRQ_ENTRY) {
-		name = str_field(e->f[1], r, &len);
+		name = exp_str_field(e->f[1], r, &len);
 		if (name && len && len < 48)
 			snprintf(nbuf, sizeof(nbuf), "irq %lld %.*s", (long long)v, (int)len, name);
 		else
@@ -483,9 +207,9 @@ static void syscall_end(struct exporter *x, uint64_t ts, int tid, int cpu, int h
 
 static void do_syscall(struct exporter *x, struct evinfo *e, struct tep_record *r)
 {
-	int tid = rec_pid(x, r);
+	int tid = exp_rec_pid(x, r);
 	int entry = e->kind == K_SYS_ENTER || e->kind == K_SYSCALL_ENTER;
-	int64_t nr = num(e->f[0], r, -1);
+	int64_t nr = exp_num(e->f[0], r, -1);
 	struct task *t;
 	uint64_t pid, koid;
 	char nbuf[48];
@@ -500,7 +224,7 @@ static void do_syscall(struct exporter *x, struct evinfo *e, struct tep_record *
 			x->st->dropped++;
 			return;
 		}
-		syscall_end(x, r->ts, tid, r->cpu, 1, num(e->f[1], r, 0));
+		syscall_end(x, r->ts, tid, r->cpu, 1, exp_num(e->f[1], r, 0));
 		t->in_syscall = 0;
 		return;
 	}
@@ -525,7 +249,7 @@ static void do_syscall(struct exporter *x, struct evinfo *e, struct tep_record *
 static void do_marker(struct exporter *x, struct evinfo *e, struct tep_record *r)
 {
 	size_t len;
-	const char *s = str_field(e->f[0], r, &len);
+	const char *s = exp_str_field(e->f[0], r, &len);
 	uint64_t pid, koid;
 
 	if (!s)
@@ -534,7 +258,7 @@ static void do_marker(struct exporter *x, struct evinfo *e, struct tep_record *r
 		len--;
 	if (len > TEXT_MAX)
 		len = TEXT_MAX;
-	exp_thread_of(x, rec_pid(x, r), r->cpu, &pid, &koid);
+	exp_thread_of(x, exp_rec_pid(x, r), r->cpu, &pid, &koid);
 	fxtw_args(x->w);
 	fxtw_arg_str(x->w, "text", s ? s : "", len);
 	fxtw_event(x->w, FXT_EV_INSTANT, r->ts, pid, koid, e->ev->system, e->ev->name, 0, 0);
@@ -547,7 +271,7 @@ static void do_other(struct exporter *x, struct evinfo *e, struct tep_record *r)
 	uint64_t pid, koid;
 	unsigned int n = 0;
 
-	exp_thread_of(x, rec_pid(x, r), r->cpu, &pid, &koid);
+	exp_thread_of(x, exp_rec_pid(x, r), r->cpu, &pid, &koid);
 	fxtw_args(x->w);
 	for (struct tep_format_field *f = e->ev->format.fields; f && n < FXT_MAX_ARGS;
 	     f = f->next) {
@@ -560,7 +284,7 @@ static void do_other(struct exporter *x, struct evinfo *e, struct tep_record *r)
 		    ((f->flags & TEP_FIELD_IS_ARRAY) && strstr(f->type, "char"))) {
 			if (!strstr(f->type, "char"))
 				continue;
-			s = str_field(f, r, &len);
+			s = exp_str_field(f, r, &len);
 			if (len > 256)
 				len = 256;
 			fxtw_arg_str(x->w, f->name, s ? s : "", s ? len : 0);
@@ -568,9 +292,9 @@ static void do_other(struct exporter *x, struct evinfo *e, struct tep_record *r)
 			continue;
 		} else if (f->size <= 8) {
 			if (f->flags & TEP_FIELD_IS_SIGNED)
-				fxtw_arg_i64(x->w, f->name, num(f, r, 0));
+				fxtw_arg_i64(x->w, f->name, exp_num(f, r, 0));
 			else
-				fxtw_arg_u64(x->w, f->name, (uint64_t)num(f, r, 0));
+				fxtw_arg_u64(x->w, f->name, (uint64_t)exp_num(f, r, 0));
 		} else {
 			continue;
 		}
@@ -589,7 +313,7 @@ static void do_other(struct exporter *x, struct evinfo *e, struct tep_record *r)
 static void do_fxt(struct exporter *x, struct evinfo *e, struct tep_record *r)
 {
 	size_t l = 0;
-	const uint8_t *p = field_bytes(e->f[0], r, &l);
+	const uint8_t *p = exp_field_bytes(e->f[0], r, &l);
 	uint64_t buf[512];
 	unsigned int off = 0;
 	uint64_t pid, koid;
@@ -598,7 +322,7 @@ static void do_fxt(struct exporter *x, struct evinfo *e, struct tep_record *r)
 		x->st->dropped++;
 		return;
 	}
-	exp_thread_of(x, rec_pid(x, r), r->cpu, &pid, &koid);
+	exp_thread_of(x, exp_rec_pid(x, r), r->cpu, &pid, &koid);
 	while (off < (unsigned int)l / 8) {
 		uint64_t *rec = buf + off;
 		unsigned int words = fxt_hdr_words(rec[0]);
@@ -620,7 +344,7 @@ static void do_fxt(struct exporter *x, struct evinfo *e, struct tep_record *r)
 
 static void do_task_info(struct exporter *x, struct evinfo *e, struct tep_record *r)
 {
-	int tid = (int)num(e->f[0], r, 0);
+	int tid = (int)exp_num(e->f[0], r, 0);
 	struct task *t, *parent;
 	size_t len;
 	const char *s;
@@ -628,12 +352,12 @@ static void do_task_info(struct exporter *x, struct evinfo *e, struct tep_record
 	t = tid > 0 ? exp_task_get(x, tid) : NULL;
 	if (!t)
 		return;
-	s = str_field(e->f[e->kind == K_NEWTASK ? 2 : 1], r, &len);
+	s = exp_str_field(e->f[e->kind == K_NEWTASK ? 2 : 1], r, &len);
 	if (s)
 		exp_task_set_comm(t, s, len);
 	if (e->kind == K_NEWTASK && !t->frozen &&
-	    (num(e->f[1], r, 0) & CLONE_THREAD_FLAG)) {
-		int creator = rec_pid(x, r);
+	    (exp_num(e->f[1], r, 0) & CLONE_THREAD_FLAG)) {
+		int creator = exp_rec_pid(x, r);
 
 		parent = creator > 0 ? exp_task_get(x, creator) : NULL;
 		t = exp_task_get(x, tid);	/* the table may have moved */
@@ -660,44 +384,6 @@ static void lost_events(struct exporter *x, struct tep_record *r)
 	x->st->lost_ranges++;
 }
 
-int exp_map_bind(struct exporter *x)
-{
-	struct tep_event *any = NULL;
-
-	for (int i = 0; i < tep_get_events_count(x->tep) && !any; i++)
-		any = tep_get_event(x->tep, i);
-	/* common_* fields are the same in every event: the first one's serve for all */
-	x->f_type = any ? tep_find_common_field(any, "common_type") : NULL;
-	x->f_pid = any ? tep_find_common_field(any, "common_pid") : NULL;
-	if (!x->f_type) {
-		log_err("export: the file's event formats have no common_type field\n");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int exp_map_init(struct exporter *x)
-{
-	x->max_id = 0;
-	for (int i = 0; i < tep_get_events_count(x->tep); i++) {
-		struct tep_event *ev = tep_get_event(x->tep, i);
-
-		if (ev && ev->id > x->max_id)
-			x->max_id = ev->id;
-	}
-	if (exp_map_bind(x))
-		return -EINVAL;
-	x->evs = calloc((size_t)x->max_id + 1, sizeof(*x->evs));
-	x->cpu = calloc((size_t)x->ncpus, sizeof(*x->cpu));
-	if (!x->evs || !x->cpu) {
-		log_err("export: out of memory\n");
-		return -ENOMEM;
-	}
-	for (int cpu = 0; cpu < x->ncpus; cpu++)
-		x->cpu[cpu].curr = -1;
-	return 0;
-}
-
 int exp_on_record(struct tracecmd_input *h, struct tep_record *r, int cpu, void *data)
 {
 	struct exporter *x = data;
@@ -713,7 +399,7 @@ int exp_on_record(struct tracecmd_input *h, struct tep_record *r, int cpu, void 
 	x->cpu[r->cpu].seen = 1;
 	x->last_ts = r->ts;
 	x->bytes_since_open += (uint64_t)r->record_size;
-	e = evinfo(x, rec_type(x, r));
+	e = exp_evinfo(x, exp_rec_type(x, r));
 	if (!e)
 		return x->failed ? -1 : 0;
 	switch (e->kind) {

@@ -13,8 +13,8 @@
  * right behind the data and removes the gaps between regions
  * (FALLOC_FL_COLLAPSE_RANGE, or a copy where the filesystem cannot); it is the one
  * step a kill can leave half done (recorderd recover repairs that).
- * The layout and the sync protocol are described at the top of v7_writer.c, finishing
- * at the top of v7_finish.c; the byte layouts are encoded by v7_encode.c.
+ * The layout is described at the top of v7_writer.c, the sync protocol at the top of
+ * v7_sync.c, finishing at the top of v7_finish.c; the byte layouts are encoded by v7_encode.c.
  *
  * Functions return 0 or -errno (and set errno); they never exit. A write error
  * (ENOSPC, EIO) leaves the file valid up to the last synced chunk; the writer then

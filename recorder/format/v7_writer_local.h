@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internals of the streaming v7 writer shared by its two files, and by nothing else:
- *   v7_writer.c  creating a file, appending pages, v7_sync() with its tail protocol;
+ * Internals of the streaming v7 writer shared by its three files, and by nothing else:
+ *   v7_writer.c  creating a file, appending pages;
+ *   v7_sync.c    v7_sync() with its tail protocol, the tail builder;
  *   v7_finish.c  finishing: the last chunks, compaction, the final tail.
  * Functions here use the v7w_ prefix: global, but not part of v7_writer.h.
  */
@@ -118,5 +119,8 @@ int v7w_write_section(struct v7_writer *w, uint64_t off, uint16_t id, const char
 int v7w_build_tail(struct v7_writer *w, struct v7_buf *out, uint64_t off,
 		   const uint64_t *base, uint64_t sec_end, bool compress_strings,
 		   uint64_t *opt_off);
+
+/* Writes a complete tail to the slot the header does not name, then flips to it. */
+int v7w_write_tail(struct v7_writer *w);
 
 #endif /* REC_V7_WRITER_LOCAL_H */
