@@ -10,8 +10,9 @@
  *      keep room for the missed-events count)
  *   F  ring full? (next page == head, unless the writer is on the reader page:
  *      then the ring holds no unread data) discard: drop. overwrite: push head
- *      one page with cmpxchg and count its events as overrun; but never into the
- *      commit page, whose events an outer writer is still writing: drop
+ *      one page with cmpxchg and count its events as overrun; but never into an
+ *      unpublished page (the commit page, or any ring page while the commit page
+ *      is the reader page): an outer writer is still writing there: drop
  *   G  claim the next page: cmpxchg tail (id, FULL | off) -> (next, INIT)
  *   H  reset the page (it is ours alone: writers seeing INIT drop), then
  *      tail = (next, 0), then the meta page's writer = next
@@ -62,7 +63,14 @@ int rb_move_tail(struct rb_cpu *buf, unsigned long tail)
 	next = buf->pages[id].next;
 	head = (u32)local_read(&buf->head);
 	if (next == head && id != buf->reader_id) {		/*F*/
-		if (!buf->overwrite || next == buf->commit_id) {
+		/*
+		 * The pages from the commit page to here are unpublished until
+		 * the outer writer leaves: never overwrite one. If the commit
+		 * page is the reader page, that is every ring page (upstream's
+		 * commit_overrun check, ring_buffer.c rb_move_tail()).
+		 */
+		if (!buf->overwrite || next == buf->commit_id ||
+		    buf->commit_id == buf->reader_id) {
 			rb_drop(buf, &buf->lost_full);
 			return -ENOSPC;
 		}

@@ -76,6 +76,9 @@ struct writer {
 	__u32		last_read;
 	bool		live_commit;	/* read up to the page's commit, not reader.read */
 	bool		pauses;		/* the task writer idles now and then */
+	unsigned int	irq_burst;	/* an "interrupt" writes up to this many events */
+	long		irq_ns;		/* "interrupt" period */
+	__u64		laps;		/* slow writes the "interrupts" went past */
 	__u64		regrown;	/* events read past reader.read */
 	__u64		decoded;
 	__u64		missed_reported;
@@ -91,7 +94,8 @@ static unsigned int rnd_next(unsigned int *r)
 	return *r >> 8;
 }
 
-static void write_one(struct writer *w, __u32 src, __u32 size)
+/* Reserves and fills one record of @src; the caller commits it. NULL: dropped. */
+static struct rec *begin_one(struct writer *w, __u32 src, __u32 size)
 {
 	struct rec *r;
 	__u64 seq = w->next_seq[src]++;
@@ -100,7 +104,7 @@ static void write_one(struct writer *w, __u32 src, __u32 size)
 	w->attempts[src]++;
 	r = rb_reserve(w->buf, size);
 	if (!r)
-		return;
+		return NULL;
 	r->ent.type = 1;
 	r->ent.flags = 0;
 	r->ent.preempt_count = 0;
@@ -111,7 +115,13 @@ static void write_one(struct writer *w, __u32 src, __u32 size)
 	r->seq = seq;
 	for (i = 0; i < size - sizeof(*r); i++)
 		r->pattern[i] = (__u8)(seq + i);
-	rb_commit(w->buf);
+	return r;
+}
+
+static void write_one(struct writer *w, __u32 src, __u32 size)
+{
+	if (begin_one(w, src, size))
+		rb_commit(w->buf);
 }
 
 static __u32 pick_size(struct writer *w)
@@ -124,8 +134,13 @@ static __u32 pick_size(struct writer *w)
 static void on_irq(int sig)
 {
 	struct writer *w = self_w;
+	unsigned int i, n;
 
-	if (w)
+	if (!w)
+		return;
+	/* bursty "interrupts" write many events each: enough to go round a small ring */
+	n = w->irq_burst ? 1 + w->next_seq[SRC_IRQ] % w->irq_burst : 1;
+	for (i = 0; i < n; i++)
 		write_one(w, SRC_IRQ, sizeof(struct rec) + 8 * (w->next_seq[SRC_IRQ] % 5));
 }
 
@@ -184,6 +199,29 @@ static void pause_writer(struct writer *w)
 		nanosleep(&ts, NULL);
 }
 
+/*
+ * A task writer held up between its reserve and its commit (a long copy from user
+ * space, say) on the page the reader holds: the bursts of the "interrupts" that land
+ * meanwhile go round the ring while its record keeps the commit page back.
+ */
+static void slow_write(struct writer *w)
+{
+	struct timespec t0, t;
+
+	bool on_reader;
+
+	if (!begin_one(w, SRC_TASK, sizeof(struct rec) + 8))
+		return;
+	on_reader = READ_ONCE(w->buf->reader_id) == RB_TAIL_ID(rb_tail_read(w->buf));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec < 6000000L);
+	if (on_reader && READ_ONCE(w->buf->reader_id) != RB_TAIL_ID(rb_tail_read(w->buf)))
+		w->laps++;
+	rb_commit(w->buf);
+}
+
 static void *writer_fn(void *arg)
 {
 	struct writer *w = arg;
@@ -191,7 +229,7 @@ static void *writer_fn(void *arg)
 
 	self_w = w;
 	w->tid = (pid_t)syscall(SYS_gettid);
-	irq = arm_timer(w->tid, SIGALRM, 20000);
+	irq = arm_timer(w->tid, SIGALRM, w->irq_ns ? w->irq_ns : 20000);
 	nmi = arm_timer(w->tid, SIGPROF, 70000);
 	__atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
@@ -200,8 +238,14 @@ static void *writer_fn(void *arg)
 		 * Idle now and then, like a CPU whose task stopped tracing: the reader
 		 * catches up and takes the page the "interrupts" keep appending to.
 		 */
-		if (w->pauses && !(w->attempts[SRC_TASK] % 256))
+		if (w->pauses && !(w->attempts[SRC_TASK] % 256)) {
 			pause_writer(w);
+			if (w->irq_burst) {
+				/* and the reader drains what the bursts left */
+				slow_write(w);
+				pause_writer(w);
+			}
+		}
 	}
 	timer_delete(irq);
 	timer_delete(nmi);
@@ -368,6 +412,8 @@ FIXTURE_VARIANT(rb) {
 	__u32 nr_pages;
 	bool fast_reader;	/* never pauses: the reader often takes the writer's page */
 	bool live_commit;	/* reads past reader.read while the writer appends */
+	unsigned int irq_burst;	/* events per "interrupt": up to this many */
+	long irq_ns;		/* "interrupt" period (default 20 us) */
 };
 
 FIXTURE_VARIANT_ADD(rb, discard) { .overwrite = false, .nr_pages = 8 };
@@ -379,6 +425,13 @@ FIXTURE_VARIANT_ADD(rb, discard_live) {
 	.overwrite = false, .nr_pages = 4, .fast_reader = true, .live_commit = true };
 FIXTURE_VARIANT_ADD(rb, overwrite_live) {
 	.overwrite = true, .nr_pages = 4, .fast_reader = true, .live_commit = true };
+/* nested writers that each write many events: they lap the ring under one outer one */
+FIXTURE_VARIANT_ADD(rb, overwrite_nested_bursts) {
+	.overwrite = true, .nr_pages = 4, .fast_reader = true, .irq_burst = 400,
+	.irq_ns = 2000000 };
+FIXTURE_VARIANT_ADD(rb, discard_nested_bursts) {
+	.overwrite = false, .nr_pages = 4, .fast_reader = true, .irq_burst = 400,
+	.irq_ns = 2000000 };
 
 FIXTURE_SETUP(rb)
 {
@@ -404,7 +457,9 @@ FIXTURE_SETUP(rb)
 		self->w[i].rnd = 1234 + i;
 		self->w[i].last_id = ~0U;
 		self->w[i].live_commit = variant->live_commit;
-		self->w[i].pauses = variant->live_commit;
+		self->w[i].pauses = variant->live_commit || variant->irq_burst;
+		self->w[i].irq_burst = variant->irq_burst;
+		self->w[i].irq_ns = variant->irq_ns;
 	}
 }
 
@@ -420,7 +475,7 @@ TEST_F(rb, stress)
 {
 	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
 	struct timespec t0, t;
-	__u64 total_read = 0, regrown;
+	__u64 total_read = 0, regrown, laps = 0;
 	int i, s;
 
 	ASSERT_NE(NULL, kb);
@@ -477,11 +532,18 @@ TEST_F(rb, stress)
 		EXPECT_LT(1000ULL, w->attempts[SRC_IRQ] + w->attempts[SRC_NMI]);
 		if (variant->overwrite)
 			EXPECT_LT(0ULL, overrun);
+		if (variant->irq_burst)
+			TH_LOG("cpu%d: slow writes on the reader page that interrupts left: %llu",
+			       i, (unsigned long long)w->laps);
 		if (variant->live_commit)
 			TH_LOG("cpu%d: events read past reader.read %llu", i,
 			       (unsigned long long)w->regrown);
 		regrown += w->regrown;
+		laps += w->laps;
 	}
+	/* the burst variants must really have had bursts go past a held outer writer */
+	if (variant->irq_burst)
+		EXPECT_LT(0ULL, laps);
 	/*
 	 * The live variants must really read pages the writer still appends to: on
 	 * some CPU at least (one CPU alone may miss the window on a loaded machine).
@@ -490,6 +552,77 @@ TEST_F(rb, stress)
 		EXPECT_LT(0ULL, regrown);
 	EXPECT_EQ(0, rb_shim_warnings);
 	kbuffer_free(kb);
+}
+
+/* The end-of-run checks of the stress test, for one buffer drained of everything. */
+static void check_accounting(struct __test_metadata *_metadata, struct writer *w)
+{
+	struct rb_cpu *buf = w->buf;
+	__u64 attempts = 0, entries, lost, overrun;
+	int s;
+
+	for (s = 0; s < NR_SRC; s++)
+		attempts += w->attempts[s];
+	entries = local_read(&buf->entries);
+	lost = rb_lost(buf);
+	overrun = local_read(&buf->overrun);
+	TH_LOG("attempts %llu entries %llu read %llu decoded %llu lost %llu overrun %llu",
+	       (unsigned long long)attempts, (unsigned long long)entries,
+	       (unsigned long long)buf->read, (unsigned long long)w->decoded,
+	       (unsigned long long)lost, (unsigned long long)overrun);
+	EXPECT_EQ(0ULL, w->bad) TH_LOG("%s", w->why);
+	EXPECT_EQ(attempts, entries + lost);
+	EXPECT_EQ(entries, buf->read + overrun);
+	EXPECT_EQ(buf->read, w->decoded);
+	EXPECT_EQ(lost + overrun, w->missed_reported + (__u64)local_read(&buf->lost_pending));
+	EXPECT_EQ(0, buf->disabled);
+}
+
+/*
+ * Nested writers that go round the whole ring while the outer writer, interrupted
+ * between its reserve and its commit, holds a record on the reader page. The pages
+ * of their first lap are not published until the outer writer leaves, so they may
+ * not be overwritten: before the fix they were, and the pages they pushed the head
+ * past were never published (commit 0): counted as read, never readable.
+ */
+static void nested_lap(struct __test_metadata *_metadata, bool overwrite)
+{
+	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	struct writer w = { 0 };
+	int i, n;
+
+	ASSERT_NE(NULL, kb);
+	w.buf = rb_cpu_alloc(0, 4);
+	ASSERT_NE(NULL, w.buf);
+	w.buf->overwrite = overwrite;
+	w.last_id = ~0U;
+	for (i = 0; i < 5; i++)
+		write_one(&w, SRC_TASK, sizeof(struct rec) + 8);
+	/* the reader takes the page the writer is on */
+	ASSERT_EQ(1, get_reader(&w, kb, false));
+	ASSERT_EQ(w.buf->reader_id, RB_TAIL_ID(rb_tail_read(w.buf)));
+	ASSERT_NE(NULL, begin_one(&w, SRC_TASK, sizeof(struct rec) + 8));
+	/* an "interrupt" writing 3 rings' worth of events */
+	for (i = 0; i < 900; i++)
+		write_one(&w, SRC_IRQ, sizeof(struct rec) + 16);
+	rb_commit(w.buf);
+	for (n = 0; n < 1000 && get_reader(&w, kb, false) > 0; n++)
+		;
+	check_accounting(_metadata, &w);
+	EXPECT_LT(0ULL, w.decoded);
+	EXPECT_EQ(0, rb_shim_warnings);
+	rb_cpu_free(w.buf);
+	kbuffer_free(kb);
+}
+
+TEST(nested_lap_from_reader_page_overwrite)
+{
+	nested_lap(_metadata, true);
+}
+
+TEST(nested_lap_from_reader_page_discard)
+{
+	nested_lap(_metadata, false);
 }
 
 TEST_HARNESS_MAIN
