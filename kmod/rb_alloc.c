@@ -120,6 +120,7 @@ void rb_cpu_reset(struct rb_cpu *buf)
 	buf->lost_events = 0;
 	buf->last_overrun = 0;
 	memset(buf->meta, 0, FTP_HDR_SIZE + buf->data_size);
+	((struct ftring_meta *)buf->meta)->writer = 1;	/* the tail page, as set above */
 	rb_update_meta(buf);
 }
 

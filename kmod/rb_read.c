@@ -111,7 +111,7 @@ out:
 
 /**
  * rb_update_meta() - copy the reader state and counters to the meta page.
- * @buf: The buffer, with @buf->reader_lock held.
+ * @buf: The buffer, with @buf->reader_lock held; any CPU.
  */
 void rb_update_meta(struct rb_cpu *buf)
 {
@@ -125,7 +125,11 @@ void rb_update_meta(struct rb_cpu *buf)
 	meta->reader.id = buf->reader_id;
 	meta->reader.read = buf->reader_read;
 	meta->flags = FTRING_META_WRITER;
-	meta->writer = RB_TAIL_ID(rb_tail_read(buf));
+	/*
+	 * Not meta->writer: only the writer stores it (rb_move_tail(), on its CPU) and
+	 * reset. From here, on another CPU, a tail read before a page switch could be
+	 * stored after it, and the stale id would stall a mapping reader until the next.
+	 */
 	meta->entries = local_read(&buf->entries);
 	meta->overrun = local_read(&buf->overrun);
 	meta->read = buf->read;

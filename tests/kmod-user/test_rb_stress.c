@@ -24,7 +24,12 @@
  *    the events decoded = read;
  *  - the missed counts handed out (+ drops after the last page switch) equal
  *    lost + overrun.
- * Variants: discard and overwrite mode, on a small ring so both wrap often.
+ *  - the meta page's writer id names the writer's page, while another thread keeps
+ *    refreshing the meta page as GET_READER does from another CPU.
+ * Variants: discard and overwrite mode, on a small ring so both wrap often; in the
+ * nested_bursts ones each "interrupt" writes up to 400 events, and now and then the
+ * task writer is held between reserve and commit on the page the reader holds while
+ * the bursts go round the ring. The nested_lap tests do that deterministically.
  */
 #include <signal.h>
 #include <sched.h>
@@ -79,6 +84,7 @@ struct writer {
 	unsigned int	irq_burst;	/* an "interrupt" writes up to this many events */
 	long		irq_ns;		/* "interrupt" period */
 	__u64		laps;		/* slow writes the "interrupts" went past */
+	__u64		stale_writer;	/* meta->writer seen naming another page */
 	__u64		regrown;	/* events read past reader.read */
 	__u64		decoded;
 	__u64		missed_reported;
@@ -200,6 +206,22 @@ static void pause_writer(struct writer *w)
 }
 
 /*
+ * The meta page's writer field names the page the writer is on, whoever refreshed the
+ * meta page last (the reader does, from "another CPU"): a stale id would make a mapping
+ * reader wait for data that is already there until the next page switch.
+ */
+static void check_meta_writer(struct writer *w)
+{
+	struct ftring_meta *meta = w->buf->meta;
+	unsigned long t = rb_tail_read(w->buf);
+	__u32 id = READ_ONCE(meta->writer);
+
+	barrier();
+	if (!(t & RB_TAIL_INIT) && rb_tail_read(w->buf) == t && id != RB_TAIL_ID(t))
+		w->stale_writer++;
+}
+
+/*
  * A task writer held up between its reserve and its commit (a long copy from user
  * space, say) on the page the reader holds: the bursts of the "interrupts" that land
  * meanwhile go round the ring while its record keeps the commit page back.
@@ -234,6 +256,7 @@ static void *writer_fn(void *arg)
 	__atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
 		write_one(w, SRC_TASK, pick_size(w));
+		check_meta_writer(w);
 		/*
 		 * Idle now and then, like a CPU whose task stopped tracing: the reader
 		 * catches up and takes the page the "interrupts" keep appending to.
@@ -380,6 +403,9 @@ static int get_reader(struct writer *w, struct kbuffer *kb, bool live)
 	}
 	if (w->swap_ret)
 		return -1;
+	/* as GET_READER does after the swap, in process context on another CPU */
+	if (live)
+		rb_update_meta(buf);
 	id = buf->reader_id;
 	rd = buf->reader_read;
 	len = rd;
@@ -471,11 +497,36 @@ FIXTURE_TEARDOWN(rb)
 		rb_cpu_free(self->w[i].buf);
 }
 
+static int meta_stop;
+
+/*
+ * Another process calling GET_READER over and over: each call refreshes the meta
+ * page from a CPU that is not the writer's.
+ */
+static void *meta_fn(void *arg)
+{
+	struct writer *w = arg;
+
+	struct timespec ts = { 0, 10000 };
+
+	while (!__atomic_load_n(&meta_stop, __ATOMIC_ACQUIRE)) {
+		for (int i = 0; i < NR_WRITERS; i++) {
+			mutex_lock(&w[i].buf->reader_lock);
+			rb_update_meta(w[i].buf);
+			mutex_unlock(&w[i].buf->reader_lock);
+		}
+		/* a stale writer id would stay until the writer's next page switch */
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
 TEST_F(rb, stress)
 {
 	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
 	struct timespec t0, t;
 	__u64 total_read = 0, regrown, laps = 0;
+	pthread_t meta_th;
 	int i, s;
 
 	ASSERT_NE(NULL, kb);
@@ -484,6 +535,8 @@ TEST_F(rb, stress)
 		while (!__atomic_load_n(&self->w[i].ready, __ATOMIC_ACQUIRE))
 			sched_yield();
 	}
+	__atomic_store_n(&meta_stop, 0, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pthread_create(&meta_th, NULL, meta_fn, self->w));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		for (i = 0; i < NR_WRITERS; i++)
@@ -494,6 +547,8 @@ TEST_F(rb, stress)
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while (t.tv_sec - t0.tv_sec < RUN_SECONDS);
 
+	__atomic_store_n(&meta_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(meta_th, NULL);
 	for (i = 0; i < NR_WRITERS; i++) {
 		__atomic_store_n(&self->w[i].stop, 1, __ATOMIC_RELEASE);
 		pthread_join(self->w[i].th, NULL);
@@ -529,6 +584,7 @@ TEST_F(rb, stress)
 		EXPECT_EQ(lost + overrun,
 			  w->missed_reported + (__u64)local_read(&buf->lost_pending));
 		EXPECT_EQ(0, buf->disabled);
+		EXPECT_EQ(0ULL, w->stale_writer);
 		EXPECT_LT(1000ULL, w->attempts[SRC_IRQ] + w->attempts[SRC_NMI]);
 		if (variant->overwrite)
 			EXPECT_LT(0ULL, overrun);
