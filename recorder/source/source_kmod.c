@@ -11,6 +11,7 @@
  * recording belongs to someone else and is refused (EBUSY).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,15 +122,23 @@ static int events_mask(const char *name, __u64 *mask)
 	return found ? 0 : -ENOENT;
 }
 
+/*
+ * The events a list names; "!NAME" takes events out. Writes to the marker and FXT
+ * devices are recorded whatever the list says, as ftrace records trace_marker
+ * whatever events are on, unless the list takes them out ("!marker", "!ftring").
+ * A list of exclusions only takes them out of the default set.
+ */
 static int parse_events(const struct source_params *p, __u64 *mask)
 {
-	if (!p->events || !p->nr_events) {
-		*mask = FTRING_EVENTS_DEFAULT;
-		return 0;
-	}
-	*mask = 0;
-	for (int i = 0; i < p->nr_events; i++) {
-		if (events_mask(p->events[i], mask)) {
+	const __u64 user = 1ULL << FTRING_EV_marker | 1ULL << FTRING_EV_fxt;
+	__u64 on = 0, off = 0;
+	bool named = false;
+
+	for (int i = 0; p->events && i < p->nr_events; i++) {
+		const char *name = p->events[i];
+		bool out = name[0] == '!';
+
+		if (events_mask(name + out, out ? &off : &on)) {
 			char list[1024];
 			size_t n = 0;
 
@@ -137,10 +146,12 @@ static int parse_events(const struct source_params *p, __u64 *mask)
 				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s:%s",
 						      j ? " " : "", ev_systems[j], ev_names[j]);
 			log_err("kmod source: the ftring module has no event '%s' (it has: %s)",
-				p->events[i], list);
+				name + out, list);
 			return -EINVAL;
 		}
+		named |= !out;
 	}
+	*mask = (named ? on | user : FTRING_EVENTS_DEFAULT) & ~off;
 	return 0;
 }
 

@@ -111,4 +111,18 @@ if [ -s "$mono" ]; then
 else
 	t_fail report.traceclock-is-the-module-clock "no kmod-mono.dat from the guest"
 fi
+# Markers are on with -s kmod whatever -e names (issue #13 item 10), unless "!marker".
+for f in default excluded; do
+	dat=$VM_DIR/kmod-marker-$f.dat
+	if [ ! -s "$dat" ]; then
+		t_fail "report.marker-$f" "no kmod-marker-$f.dat from the guest"
+		continue
+	fi
+	n=$(trace-cmd report "$dat" 2>/dev/null | grep -cE 'marker: .*marker-(by-default|left-out)')
+	if [ $f = default ]; then
+		t_eq report.marker-on-by-default "$n" 1
+	else
+		t_eq report.marker-left-out "$n" 0
+	fi
+done
 t_done

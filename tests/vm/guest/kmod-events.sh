@@ -90,6 +90,16 @@ if [ -x /vm/bin/recorderd ]; then
 	g_eq recorder.mono-exit "$?" 0
 	cp /tmp/k5.dat "$O/kmod-mono.dat" 2>/dev/null
 	rm -f /tmp/k5.dat
+	# markers are recorded whatever -e names (as trace_marker is), unless left out
+	recorderd record -q -s kmod -e sched -o /tmp/k6.dat -- \
+		sh -c 'echo marker-by-default > /dev/ftring/marker' >/dev/null 2>&1
+	g_eq recorder.marker-default-exit "$?" 0
+	cp /tmp/k6.dat "$O/kmod-marker-default.dat" 2>/dev/null
+	recorderd record -q -s kmod -e sched -e '!marker' -o /tmp/k6.dat -- \
+		sh -c 'echo marker-left-out > /dev/ftring/marker 2>/dev/null; true' >/dev/null 2>&1
+	g_eq recorder.marker-excluded-exit "$?" 0
+	cp /tmp/k6.dat "$O/kmod-marker-excluded.dat" 2>/dev/null
+	rm -f /tmp/k6.dat
 	out=$(recorderd record -s kmod -e nosuch -o /tmp/k3.dat -- true 2>&1)
 	g_eq recorder.bad-event-exit "$([ $? -ne 0 ] && echo failed)" failed
 	g_check recorder.bad-event-message sh -c "echo \"$out\" | grep -q \"no event 'nosuch'\""
