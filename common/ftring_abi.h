@@ -282,7 +282,10 @@ struct ftring_cpu_stats {
  * Marker: write() on /dev/ftring/marker of 1..FTRING_MARKER_MAX bytes records one
  * ftring/marker event on the writer's CPU and returns the count; longer writes
  * are truncated to FTRING_MARKER_MAX (the count returned says so). ENODATA when
- * not recording or the marker event is disabled; ENOSPC if the event was dropped.
+ * not recording or the marker event is disabled. A write the ring has no room for
+ * is dropped and counted (lost_full) and returns the count as if written, so the
+ * tracer never makes the traced program fail; with the module parameter
+ * strict_writes=1 it fails with ENOSPC instead. The same holds for /dev/ftring/fxt.
  */
 #define FTRING_MARKER_MAX	4000
 
@@ -291,7 +294,7 @@ struct ftring_cpu_stats {
  * records (common/fxt_validate.h says which) records them as one ftring/fxt event on
  * the writer's CPU and returns the count. A write that is not such records gives
  * EINVAL, one longer than FTRING_FXT_MAX EMSGSIZE; neither stores anything. ENODATA
- * when not recording or the fxt event is disabled; ENOSPC if the event was dropped.
+ * when not recording or the fxt event is disabled; a dropped event as for the marker.
  */
 #define FTRING_FXT_MAX		4000
 

@@ -24,6 +24,19 @@ extern struct rb_cpu **ftring_bufs;	/* [nr_cpu_ids]; set once per CPU */
 extern struct ftring_config ftring_cfg;	/* under ftring_bufs_lock */
 extern u64 ftring_events;		/* enabled mask, under ftring_lock */
 extern bool ftring_recording;		/* READ_ONCE in writers */
+extern bool ftring_strict_writes;	/* module parameter strict_writes */
+
+/*
+ * What a marker or FXT write() whose event was dropped returns: the count, as if
+ * written (the drop is counted), or ENOSPC with strict_writes; ENODATA once
+ * recording has stopped.
+ */
+static inline ssize_t ftring_dropped_write(size_t count)
+{
+	if (!READ_ONCE(ftring_recording))
+		return -ENODATA;
+	return READ_ONCE(ftring_strict_writes) ? -ENOSPC : (ssize_t)count;
+}
 
 /* common_flags as ftrace computes them (include/linux/trace_events.h) */
 static __always_inline u8 ftring_ctx_flags(void)

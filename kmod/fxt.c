@@ -59,7 +59,7 @@ static ssize_t ftring_fxt_write(struct file *file, const char __user *ubuf,
 	preempt_enable_notrace();
 	kfree(data);
 	if (!ev)
-		return READ_ONCE(ftring_recording) ? -ENOSPC : -ENODATA;
+		return ftring_dropped_write(count);
 	return count;
 }
 

@@ -18,6 +18,15 @@ static uint nr_subbufs = FTRING_DEFAULT_SUBBUFS;
 module_param(nr_subbufs, uint, 0444);
 MODULE_PARM_DESC(nr_subbufs, "sub-buffers per CPU ring at load (2..65536)");
 
+/*
+ * An always-on tracer must not make the traced program fail: a marker or FXT write
+ * the ring has no room for is dropped, counted in lost_full, and reported as written.
+ * Tests (and applications that want to know) set strict_writes to get ENOSPC.
+ */
+bool ftring_strict_writes;
+module_param_named(strict_writes, ftring_strict_writes, bool, 0644);
+MODULE_PARM_DESC(strict_writes, "marker/FXT writes dropped for a full ring fail with ENOSPC");
+
 DEFINE_MUTEX(ftring_lock);		/* start/stop, events, config requests */
 DEFINE_MUTEX(ftring_bufs_lock);		/* buffer table, sizes, reset, mappings */
 struct rb_cpu **ftring_bufs;

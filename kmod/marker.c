@@ -27,8 +27,8 @@
 /*
  * Records one marker of @len bytes from @ktext (kernel memory) or, if NULL, from
  * @utext (user memory, copied without faulting). Returns @len, -EFAULT when
- * the user copy faulted (the record then reads FTRING_MARKER_FAULTED), -ENOSPC
- * when the event was dropped, or -ENODATA when recording stopped.
+ * the user copy faulted (the record then reads FTRING_MARKER_FAULTED), or what
+ * ftring_dropped_write() says when the event was dropped.
  */
 static __always_inline ssize_t ftring_marker_put(const char *ktext, const char __user *utext,
 						 size_t len)
@@ -70,7 +70,7 @@ static __always_inline ssize_t ftring_marker_put(const char *ktext, const char _
 	}
 	preempt_enable_notrace();
 	if (!ev)
-		return READ_ONCE(ftring_recording) ? -ENOSPC : -ENODATA;
+		return ftring_dropped_write(len);
 	return faulted ? -EFAULT : len;
 }
 

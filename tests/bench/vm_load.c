@@ -84,7 +84,7 @@ static int markers(const char *path, unsigned long long count, unsigned long lon
 			buf[n] = "0123456789abcdef"[seed & 15];
 		}
 		buf[bytes - 1] = '\n';
-		/* a refused write (ENOSPC: ftring's discard mode) is an event lost */
+		/* a refused write (ENOSPC: ftring with strict_writes=1) is an event lost */
 		if (write(fd, buf, bytes) != (ssize_t)bytes)
 			failed++;
 	}

@@ -356,7 +356,7 @@ static void report(void)
 int main(int argc, char **argv)
 {
 	double t0;
-	int opt, i, ret;
+	int opt, i, ret, strict;
 
 	while ((opt = getopt(argc, argv, "m:n:d:r:")) != -1) {
 		switch (opt) {
@@ -390,6 +390,10 @@ int main(int argc, char **argv)
 	mfd = open(FTRING_DEV_MARKER, O_WRONLY | O_CLOEXEC);
 	if (ctl < 0 || mfd < 0)
 		ksft_exit_fail_msg("cannot open the ftring devices\n");
+	/* which writes succeeded is what discard mode is checked against */
+	strict = ft_strict_writes(1);
+	if (strict < 0)
+		ksft_exit_fail_msg("strict_writes: %s\n", strerror(-strict));
 	ret = setup();
 	if (ret)
 		ksft_exit_fail_msg("setup: %s\n", strerror(-ret));
@@ -420,6 +424,7 @@ int main(int argc, char **argv)
 		close(cpus[i].fd);
 	}
 	ft_reset(ctl);
+	ft_strict_writes(strict);
 	if (ksft_get_fail_cnt())
 		ksft_exit_fail();
 	ksft_exit_pass();

@@ -125,6 +125,27 @@ static inline ssize_t ft_marker(int mfd, const void *buf, size_t len)
 	return n < 0 ? -errno : n;
 }
 
+#define FT_STRICT_WRITES	"/sys/module/ftring/parameters/strict_writes"
+
+/*
+ * Sets the module parameter strict_writes (dropped marker/FXT writes fail with
+ * ENOSPC instead of returning the count). Returns the previous value, or -errno.
+ */
+static inline int ft_strict_writes(int on)
+{
+	char c = 'N';
+	int fd = open(FT_STRICT_WRITES, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (read(fd, &c, 1) != 1 || pwrite(fd, on ? "1" : "0", 1, 0) != 1) {
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	return c == 'Y' || c == '1';
+}
+
 static inline long ft_page_size(void)
 {
 	return sysconf(_SC_PAGESIZE);
