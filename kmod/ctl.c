@@ -9,6 +9,7 @@
 #include <linux/cpu.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/nospec.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "ftring.h"
@@ -178,6 +179,8 @@ static int ftring_get_stats(struct ftring_cpu_stats *st)
 
 	if (cpu >= nr_cpu_ids)
 		return -EINVAL;
+	/* @cpu comes from user space: no speculative load past the table either */
+	cpu = array_index_nospec(cpu, nr_cpu_ids);
 	buf = READ_ONCE(ftring_bufs[cpu]);
 	if (!buf)
 		return -ENODEV;
@@ -284,6 +287,11 @@ static long ftring_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 	}
 }
 
+static int ftring_ctl_open(struct inode *inode, struct file *file)
+{
+	return ftring_may_open();
+}
+
 static ssize_t ftring_ctl_read(struct file *file, char __user *ubuf, size_t count,
 			       loff_t *ppos)
 {
@@ -292,6 +300,7 @@ static ssize_t ftring_ctl_read(struct file *file, char __user *ubuf, size_t coun
 
 static const struct file_operations ftring_ctl_fops = {
 	.owner		= THIS_MODULE,
+	.open		= ftring_ctl_open,
 	.read		= ftring_ctl_read,
 	.unlocked_ioctl	= ftring_ctl_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,

@@ -12,6 +12,7 @@
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/nospec.h>
 #include <linux/poll.h>
 #include <linux/smp.h>
 #include "compat.h"
@@ -64,10 +65,14 @@ static int ftring_cpu_open(struct inode *inode, struct file *file)
 {
 	unsigned int cpu = iminor(inode);
 	struct rb_cpu *buf;
+	int ret = ftring_may_open();
 
+	if (ret)
+		return ret;
+	/* a node made by hand can carry any minor */
 	if (cpu >= nr_cpu_ids)
 		return -ENODEV;
-	buf = READ_ONCE(ftring_bufs[cpu]);
+	buf = READ_ONCE(ftring_bufs[array_index_nospec(cpu, nr_cpu_ids)]);
 	if (!buf)
 		return -ENODEV;
 	file->private_data = buf;

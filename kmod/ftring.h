@@ -6,10 +6,12 @@
 #ifndef FTRING_H
 #define FTRING_H
 
+#include <linux/capability.h>
 #include <linux/mutex.h>
 #include <linux/hardirq.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/security.h>
 #include <linux/trace_events.h>
 #include "rb_write.h"
 #include "ftring_abi.h"
@@ -36,6 +38,22 @@ static inline ssize_t ftring_dropped_write(size_t count)
 	if (!READ_ONCE(ftring_recording))
 		return -ENODATA;
 	return READ_ONCE(ftring_strict_writes) ? -ENOSPC : (ssize_t)count;
+}
+
+/*
+ * Who may open the control and buffer devices. They give what tracefs gives (every
+ * task's syscall arguments and command names, kernel addresses), so the same
+ * lockdown reason: refused once the kernel is locked down to confidentiality, as
+ * tracefs is. And CAP_SYS_ADMIN, whatever the node's mode. Checked at open: a
+ * file opened before lockdown keeps working, as a tracefs file does.
+ */
+static inline int ftring_may_open(void)
+{
+	int ret = security_locked_down(LOCKDOWN_TRACEFS);
+
+	if (ret)
+		return ret;
+	return capable(CAP_SYS_ADMIN) ? 0 : -EPERM;
 }
 
 /* common_flags as ftrace computes them (include/linux/trace_events.h) */

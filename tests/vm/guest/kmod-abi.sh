@@ -36,3 +36,37 @@ g_check rmmod.devices-gone test ! -e /dev/ftring/ctl
 g_check reload sh -c 'insmod /vm/ftring.ko && test -c /dev/ftring/ctl && rmmod ftring'
 g_check reload.not-loaded sh -c '! grep -q "^ftring " /proc/modules'
 g_dmesg_clean unload.dmesg
+
+# Access (last: lockdown cannot be lifted in this boot). The control and buffer devices
+# need CAP_SYS_ADMIN, and are refused once the kernel is locked down to
+# confidentiality, as tracefs is; a file opened before keeps working.
+if insmod /vm/ftring.ko; then
+	g_eq access.root-ctl "$(ftring_ctl try-open /dev/ftring/ctl)" ok
+	g_eq access.nocap-ctl "$(ftring_ctl try-open /dev/ftring/ctl nocap)" \
+		"Operation not permitted"
+	g_eq access.nocap-cpu0 "$(ftring_ctl try-open /dev/ftring/cpu0 nocap)" \
+		"Operation not permitted"
+	mount -t securityfs none /sys/kernel/security 2>/dev/null
+	if [ -w /sys/kernel/security/lockdown ]; then
+		ftring_ctl start
+		rm -f /tmp/held
+		ftring_ctl hold-ctl /tmp/held >/tmp/held.out 2>&1 &
+		hp=$!
+		for _ in $(seq 50); do [ -s /tmp/held ] && break; sleep 0.1; done
+		echo confidentiality >/sys/kernel/security/lockdown
+		g_check access.locked-down grep -q '\[confidentiality\]' /sys/kernel/security/lockdown
+		g_eq access.lockdown-ctl "$(ftring_ctl try-open /dev/ftring/ctl)" \
+			"Operation not permitted"
+		g_eq access.lockdown-cpu0 "$(ftring_ctl try-open /dev/ftring/cpu0)" \
+			"Operation not permitted"
+		kill -USR1 "$hp"
+		wait "$hp"
+		g_eq access.lockdown-held-ctl-works "$?" 0
+		cat /tmp/held.out
+		g_dmesg_clean access.dmesg
+	else
+		g_skip access.lockdown "no /sys/kernel/security/lockdown in this kernel"
+	fi
+else
+	g_fail access.insmod "insmod failed: $(dmesg | tail -n 3)"
+fi

@@ -14,10 +14,16 @@
  *   ftring_ctl hold-poll FILE             write FILE, block in GET_READER on cpu0 until
  *                                         a signal (EINTR) or data
  *   ftring_ctl marker-loop SECONDS        write markers as fast as possible
+ *   ftring_ctl try-open PATH [nocap]      open PATH read-only (nocap: without
+ *                                         CAP_SYS_ADMIN); prints "ok" or the error
+ *   ftring_ctl hold-ctl FILE              open the control device, write FILE, wait
+ *                                         for SIGUSR1, then GET_STATS and STOP on it
  * Exit status 0, or 1 with a message.
  */
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -287,6 +293,52 @@ static int parse_events(const char *arg, uint64_t *mask)
 	return 0;
 }
 
+/* Opens @path with CAP_SYS_ADMIN dropped from the effective set if @nocap. */
+static int try_open(const char *path, int nocap)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	int fd;
+
+	if (nocap) {
+		if (syscall(SYS_capget, &h, d))
+			return die("capget", errno);
+		d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+		if (syscall(SYS_capset, &h, d))
+			return die("capset", errno);
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		printf("%s\n", strerror(errno));
+		return 1;
+	}
+	close(fd);
+	printf("ok\n");
+	return 0;
+}
+
+/* A control file opened before lockdown: still usable after it (see ftring.h). */
+static int hold_ctl(const char *file)
+{
+	struct ftring_cpu_stats st = { .cpu = 0 };
+	int ctl = ft_ctl_open(), ret;
+	FILE *f;
+
+	if (ctl < 0)
+		return die(FTRING_DEV_CTL, ctl);
+	f = fopen(file, "w");
+	if (!f)
+		return die(file, errno);
+	fprintf(f, "%d\n", getpid());
+	fclose(f);
+	pause();
+	ret = ft_get_stats(ctl, 0, &st);
+	printf("GET_STATS returned %d\n", ret);
+	ret = ret ?: ft_ioctl(ctl, FTRING_IOC_STOP, NULL);
+	printf("STOP returned %d\n", ret);
+	return ret ? 1 : 0;
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -302,6 +354,10 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	if (!strcmp(cmd, "dump"))
 		return dump();
+	if (!strcmp(cmd, "try-open") && (argc == 3 || argc == 4))
+		return try_open(argv[2], argc == 4 && !strcmp(argv[3], "nocap"));
+	if (!strcmp(cmd, "hold-ctl") && argc == 3)
+		return hold_ctl(argv[2]);
 	if (!strncmp(cmd, "hold-", 5) && argc == 3)
 		return hold(cmd, argv[2]);
 	ctl = ft_ctl_open();
