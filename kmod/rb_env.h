@@ -21,6 +21,15 @@
 #include <linux/timekeeping.h>
 #include <linux/trace_clock.h>
 #include <asm/local.h>
+/*
+ * Pages are written in the little-endian ftrace layout (common/ftrace_page.h:
+ * type_len in the low 5 bits of the event header, little-endian words) that every
+ * reader of ftring's pages expects. A big-endian kernel would write pages no reader
+ * decodes: refuse to build rather than record garbage.
+ */
+#ifdef CONFIG_CPU_BIG_ENDIAN
+#error "ftring: big-endian kernels are not supported (pages are little-endian ftrace pages)"
+#endif
 #else
 #include "rb_shim.h"
 #endif

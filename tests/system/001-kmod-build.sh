@@ -20,7 +20,13 @@ else
 	else
 		t_fail kmod-build "make module failed: $(tail -n 5 "$log")"
 	fi
-	rm -f "$log"
+	# A big-endian kernel would get unreadable pages: the build must refuse it, with
+	# a reason (the flag plays a big-endian kernel's config for the preprocessor).
+	make -s -C "$kdir" M="$TOP" KCFLAGS=-DCONFIG_CPU_BIG_ENDIAN kmod/rb_alloc.o \
+		>"$log" 2>&1
+	t_check kmod-build.big-endian-refused \
+		grep -q 'error: #error "ftring: big-endian kernels are not supported' "$log"
+	rm -f "$log" kmod/rb_alloc.o kmod/.rb_alloc.o.cmd
 fi
 
 cp=build/ext/checkpatch/checkpatch.pl
