@@ -45,9 +45,13 @@
  *   1.0  first version
  *   1.1  /dev/ftring/fxt and event ftring/fxt
  *   1.2  meta page: FTRING_META_WRITER and @writer (was Reserved1)
+ *   1.3  as upstream's trace_mmap.h (Linux 6.10 to 6.18) for every field it defines:
+ *        @flags 0 and Reserved1 0 again; @writer moved past upstream's struct
+ *        (@meta_struct_len 88 says it is there); a MAP_PRIVATE mapping fails with
+ *        EPERM, GET_READER on a CPU nobody maps with ENODEV, never with EBUSY
  */
 #define FTRING_ABI_MAJOR	1
-#define FTRING_ABI_MINOR	2
+#define FTRING_ABI_MINOR	3
 
 #define FTRING_DEV_DIR		"/dev/ftring"
 #define FTRING_DEV_CPU_FMT	"/dev/ftring/cpu%d"
@@ -61,12 +65,14 @@
 /**
  * struct ftring_meta - meta page of a per-CPU mapping.
  *
- * Byte for byte the layout of upstream's struct trace_buffer_meta (80 bytes), so
- * a consumer of trace_pipe_raw mappings reads ftring buffers unchanged. Refreshed
- * only by FTRING_IOC_GET_READER (and at reset), never asynchronously.
+ * Its first 80 bytes are byte for byte upstream's struct trace_buffer_meta
+ * (include/uapi/linux/trace_mmap.h, unchanged from 6.10 to 6.18), so a consumer of
+ * trace_pipe_raw mappings reads ftring buffers unchanged; ftring's own field comes
+ * after them, as @meta_struct_len tells. Refreshed by FTRING_IOC_GET_READER (and at
+ * reset); @writer alone is kept current by the writer itself.
  *
  * @meta_page_size:	Bytes from the start of the mapping to sub-buffer 0.
- * @meta_struct_len:	Size of this structure (80).
+ * @meta_struct_len:	Size of this structure (88; upstream's is 80).
  * @subbuf_size:	Size of one sub-buffer, its 16-byte header included.
  * @nr_subbufs:		Number of sub-buffers: the ring plus the reader sub-buffer.
  * @reader:		The sub-buffer user space may read.
@@ -80,17 +86,18 @@
  *			a swap to a new @reader.id, the data [0, @reader.read) is new;
  *			when the same @reader.id comes back, only the bytes from the
  *			previous @reader.read to the new one are.
- * @flags:		FTRING_META_WRITER (ftring sets it; upstream's flags are 0).
+ * @flags:		0, as upstream ("0 until new features are supported").
  * @entries:		Events written to this CPU's buffer since the last reset.
  * @overrun:		Events overwritten before being read (overwrite mode).
  * @read:		Events handed to the reader.
- * @writer:		With FTRING_META_WRITER: ID of the sub-buffer the writer is
- *			on, kept current as the writer moves (upstream: Reserved1, 0).
+ * @Reserved1:		0 (upstream's name).
+ * @Reserved2:		0 (upstream's name).
+ * @writer:		ftring only, present when @meta_struct_len >= 88: ID of the
+ *			sub-buffer the writer is on, kept current as the writer moves.
  *			The writer only leaves a sub-buffer with room to spare, without
  *			padding, so the commit word cannot say it has gone; this can.
  *			While it equals @reader.id the ring holds nothing else and
  *			GET_READER does not give that sub-buffer back.
- * @Reserved2:		0.
  *
  * Events dropped because the ring was full (discard mode) or for other reasons
  * are in struct ftring_cpu_stats, not here (upstream has no field for them).
@@ -114,11 +121,12 @@ struct ftring_meta {
 	__u64	overrun;
 	__u64	read;
 
-	__u64	writer;
+	__u64	Reserved1;
 	__u64	Reserved2;
+
+	__u64	writer;
 };
 
-#define FTRING_META_WRITER	0x1ULL	/* @writer is valid */
 
 /*
  * Per-CPU devices: swap in a new reader sub-buffer and refresh the meta page.
@@ -131,7 +139,9 @@ struct ftring_meta {
  *    the ring becomes the reader sub-buffer, stamped with the missed-events
  *    count if events were lost before it;
  *  - on an empty buffer only the meta page is refreshed;
- *  - returns 0, or EBUSY if the CPU's writer stayed busy for too long (retry).
+ *  - returns 0 (also when writers kept the CPU busy so long that no swap could
+ *    be made: only the meta page is refreshed then), ENODEV when the CPU's
+ *    buffer is not mapped, as upstream.
  * ioctl(fd, 0) wakes every GET_READER blocked on that CPU (they then return
  * whatever is there), as upstream's cmd 0 does; any other command is ENOTTY.
  */

@@ -34,11 +34,13 @@ static void ftring_swap_on_cpu(void *arg)
  * ftring_get_reader() - run the reader swap for @buf on its CPU.
  * @buf: The buffer, with @buf->reader_lock held and cpus_read_lock() taken.
  *
- * Return: 0, or -EBUSY if writers kept the CPU busy RB_MAX_RETRIES times.
+ * Return: 0 or -errno. Writers that kept the CPU busy RB_MAX_RETRIES times are
+ * not an error: no swap is made, the caller refreshes the meta page and the
+ * reader comes back (upstream's GET_READER has no busy answer either).
  */
 int ftring_get_reader(struct rb_cpu *buf)
 {
-	int i, ret = -EBUSY;
+	int i, ret;
 
 	for (i = 0; i < RB_MAX_RETRIES; i++) {
 		if (cpu_online(buf->cpu)) {
@@ -53,7 +55,7 @@ int ftring_get_reader(struct rb_cpu *buf)
 			return ret;
 		usleep_range(10, 50);
 	}
-	return -EBUSY;
+	return 0;
 }
 
 static struct rb_cpu *ftring_file_buf(struct file *file)
@@ -108,6 +110,9 @@ static long ftring_cpu_ioctl(struct file *file, unsigned int cmd, unsigned long 
 	}
 	if (cmd != FTRING_IOC_GET_READER)
 		return -ENOTTY;
+	/* as upstream: the reader swap is for a mapping reader only */
+	if (!atomic_read(&buf->mapped))
+		return -ENODEV;
 	if (!(file->f_flags & O_NONBLOCK)) {
 		unsigned int seq = READ_ONCE(buf->wake_seq);
 
@@ -159,11 +164,9 @@ static int ftring_cpu_mmap(struct file *file, struct vm_area_struct *vma)
 	unsigned long addr = vma->vm_start;
 	int ret = 0;
 
-	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
-		return -EPERM;
 	/* VM_SHARED is already cleared for a read-only file: test VM_MAYSHARE */
-	if (!(vma->vm_flags & VM_MAYSHARE))
-		return -EINVAL;
+	if ((vma->vm_flags & (VM_WRITE | VM_EXEC)) || !(vma->vm_flags & VM_MAYSHARE))
+		return -EPERM;	/* upstream's answer to all three (ring_buffer.c) */
 	ftring_vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
 	ftring_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 

@@ -81,7 +81,9 @@ static int __init ftring_init(void)
 	unsigned int cpu;
 	int ret;
 
-	BUILD_BUG_ON(sizeof(struct ftring_meta) != 80);
+	/* upstream's struct trace_buffer_meta (80 bytes), then ftring's writer */
+	BUILD_BUG_ON(offsetof(struct ftring_meta, writer) != 80);
+	BUILD_BUG_ON(sizeof(struct ftring_meta) != 88);
 	BUILD_BUG_ON(sizeof(struct ftring_ev_sched_switch) != 64);
 	BUILD_BUG_ON(BITS_PER_LONG != 64);
 	BUILD_BUG_ON(FTRING_NR_EVENTS > 64);

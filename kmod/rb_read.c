@@ -124,7 +124,7 @@ void rb_update_meta(struct rb_cpu *buf)
 	meta->reader.lost_events = buf->lost_events;
 	meta->reader.id = buf->reader_id;
 	meta->reader.read = buf->reader_read;
-	meta->flags = FTRING_META_WRITER;
+	meta->flags = 0;
 	/*
 	 * Not meta->writer: only the writer stores it (rb_move_tail(), on its CPU) and
 	 * reset. From here, on another CPU, a tail read before a page switch could be

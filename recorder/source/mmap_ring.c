@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "ftrace_page.h"
-#include "ftring_abi.h"
 #include "mmap_ring.h"
 
 struct mmap_ring {
@@ -130,7 +129,7 @@ struct mmap_ring *mmap_ring_open(int fd, int *err)
 	if (p == MAP_FAILED)
 		goto fail;
 	m = p;
-	if (m->meta_struct_len < offsetof(struct mmap_ring_meta, writer) ||
+	if (m->meta_struct_len < offsetof(struct mmap_ring_meta, reserved1) ||
 	    m->subbuf_size <= FTP_HDR_SIZE + 8 || m->nr_subbufs < 2 ||
 	    m->meta_page_size < r->meta_len || m->meta_page_size % sys_page) {
 		munmap(p, r->meta_len);
@@ -232,7 +231,7 @@ static int writer_on_cur(const struct mmap_ring *r)
 {
 	const struct mmap_ring_meta *m = r->meta;
 
-	return (m->flags & FTRING_META_WRITER) &&
+	return m->meta_struct_len >= offsetof(struct mmap_ring_meta, writer) + sizeof(m->writer) &&
 	       __atomic_load_n(&m->writer, __ATOMIC_ACQUIRE) == r->cur.id;
 }
 

@@ -25,7 +25,8 @@
 
 /*
  * Our copy of struct trace_buffer_meta (80 bytes), so that we build against kernel
- * headers older than 6.10, as libtracefs does.
+ * headers older than 6.10, as libtracefs does, and ftring's field after it
+ * (common/ftring_abi.h, ABI 1.3), there when meta_struct_len covers it.
  */
 struct mmap_ring_meta {
 	uint32_t	meta_page_size;		/* bytes before sub-buffer 0 */
@@ -41,8 +42,9 @@ struct mmap_ring_meta {
 	uint64_t	entries;
 	uint64_t	overrun;
 	uint64_t	read;
-	uint64_t	writer;		/* ftring: the writer's sub-buffer (FTRING_META_WRITER) */
+	uint64_t	reserved1;
 	uint64_t	reserved2;
+	uint64_t	writer;		/* ftring: the writer's sub-buffer */
 };
 
 #define MMAP_RING_IOCTL_GET_READER	_IO('R', 0x20)

@@ -169,7 +169,7 @@ h=$!
 i=0; while [ ! -s /tmp/held ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 if rmmod ftring 2>/dev/null; then g_fail unload.refused-while-mapped "rmmod succeeded"; else g_ok unload.refused-while-mapped; fi
 kill -USR1 $h; sleep 0.5
-g_check unload.mapping-readable grep -q 'meta_struct_len=80' "$O/hold-map.txt"
+g_check unload.mapping-readable grep -q 'meta_struct_len=88' "$O/hold-map.txt"
 kill $h; wait $h 2>/dev/null
 rm -f /tmp/held
 

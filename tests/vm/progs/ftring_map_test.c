@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
@@ -266,13 +267,15 @@ TEST_F(map, meta_page_check)
 	MAP_SKIP_IF_NEEDED();
 	ASSERT_EQ(0, ft_get_config(self->ctl, &c));
 	EXPECT_EQ(sizeof(struct ftring_meta), m->meta_struct_len);
-	EXPECT_EQ(80, m->meta_struct_len);
+	/* upstream's 80 bytes, then ftring's writer */
+	EXPECT_EQ(88, m->meta_struct_len);
+	EXPECT_EQ(80, offsetof(struct ftring_meta, writer));
 	EXPECT_EQ(0, m->meta_page_size % self->page);
 	EXPECT_LE(self->page, m->meta_page_size);
 	EXPECT_EQ(self->page, m->subbuf_size);
 	EXPECT_EQ(c.subbuf_size, m->subbuf_size);
 	EXPECT_EQ(c.nr_subbufs + 1, m->nr_subbufs);
-	EXPECT_EQ(FTRING_META_WRITER, m->flags);
+	EXPECT_EQ(0, m->flags);	/* upstream: 0 until new features are supported */
 	EXPECT_EQ(0, m->entries);
 	EXPECT_EQ(0, m->overrun);
 	EXPECT_EQ(0, m->read);
@@ -281,6 +284,7 @@ TEST_F(map, meta_page_check)
 	EXPECT_EQ(0, m->reader.id);
 	EXPECT_NE(m->reader.id, m->writer);	/* the writer starts in the ring */
 	EXPECT_GT(m->nr_subbufs, m->writer);
+	EXPECT_EQ(0, m->Reserved1);
 	EXPECT_EQ(0, m->Reserved2);
 
 	/* Empty buffer: the ioctl succeeds and swaps nothing in. */
@@ -388,6 +392,7 @@ TEST_F(map, data_mmap)
 	EXPECT_EQ(EPERM, errno);
 	p = mmap(NULL, self->page, PROT_READ, MAP_PRIVATE, self->fd, 0);
 	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);	/* as upstream */
 	/* ... and a read-only mapping cannot be made writable later. */
 	EXPECT_NE(0, mprotect(self->meta, self->page, PROT_READ | PROT_WRITE));
 
@@ -778,6 +783,22 @@ TEST_F(ctl, bad_requests)
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-ENOTTY, ft_ioctl(fd, FTRING_IOC_START, NULL));
 	EXPECT_EQ(-ENOTTY, ft_ioctl(fd, _IO('R', 0x21), NULL));
+	close(fd);
+}
+
+/* As upstream: GET_READER is for a mapping reader; on a CPU nobody maps, ENODEV. */
+TEST(get_reader_needs_mapping)
+{
+	int fd = ft_cpu_open(0, O_RDONLY | O_NONBLOCK);
+	void *p;
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-ENODEV, ft_ioctl(fd, FTRING_IOC_GET_READER, NULL));
+	p = mmap(NULL, ft_page_size(), PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, ft_ioctl(fd, FTRING_IOC_GET_READER, NULL));
+	munmap(p, ft_page_size());
+	EXPECT_EQ(-ENODEV, ft_ioctl(fd, FTRING_IOC_GET_READER, NULL));
 	close(fd);
 }
 
