@@ -187,7 +187,9 @@ struct ftring_version {
  * @subbuf_size:	Bytes per sub-buffer (the system page size); read-only,
  *			ignored by SET_CONFIG.
  * @mode:		FTRING_MODE_*. EBUSY while recording.
- * @clock:		FTRING_CLOCK_*. EBUSY while recording.
+ * @clock:		FTRING_CLOCK_*. EBUSY while recording or mapped; a change
+ *			empties every buffer (one clock domain per buffer, as a
+ *			tracefs trace_clock change clears the buffer).
  * @watermark:		Full sub-buffers (in the ring, not yet read) that make
  *			poll() report readable and a blocking GET_READER return;
  *			0 = any committed event. At most @nr_subbufs - 1.

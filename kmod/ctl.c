@@ -46,6 +46,17 @@ static void ftring_reset_all(void)
 	}
 }
 
+/* Is any buffer mapped? ftring_bufs_lock held (mappings are counted under it). */
+static bool ftring_any_mapped(void)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (ftring_bufs[cpu] && atomic_read(&ftring_bufs[cpu]->mapped))
+			return true;
+	return false;
+}
+
 /* Resize every buffer to @nr ring pages: all or nothing. */
 static int ftring_resize(u32 nr)
 {
@@ -112,6 +123,17 @@ static int ftring_set_config(const struct ftring_config *req)
 		ret = ftring_resize(cfg.nr_subbufs);
 		if (ret)
 			goto out;
+	} else if (cfg.clock != ftring_cfg.clock) {
+		/*
+		 * One clock per buffer: events stamped by the old clock cannot be
+		 * ordered against the new one's, so they go, as tracefs's trace_clock
+		 * change clears its buffers. Not under a mapping reader's feet.
+		 */
+		if (ftring_any_mapped()) {
+			ret = -EBUSY;
+			goto out;
+		}
+		ftring_reset_all();
 	}
 	ftring_cfg = cfg;
 	ftring_apply_cfg(&cfg);

@@ -709,6 +709,45 @@ TEST_F(ctl, config_validation)
 	EXPECT_EQ(0, ft_reset(self->ctl));
 }
 
+/* Events of two clocks never share a buffer: a clock change empties them (#13). */
+TEST_F(ctl, clock_change_empties)
+{
+	struct ftring_config c = self->saved;
+	struct ftring_cpu_stats st;
+	int mfd = open(FTRING_DEV_MARKER, O_WRONLY | O_CLOEXEC), fd;
+	void *p;
+
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ft_pin(0));
+	c.clock = FTRING_CLOCK_LOCAL;
+	ASSERT_EQ(0, ft_set_config(self->ctl, &c));
+	ASSERT_EQ(0, ft_reset(self->ctl));
+	ASSERT_EQ(0, ft_set_events(self->ctl, MARKER_BIT));
+	ASSERT_EQ(0, ft_start(self->ctl));
+	ASSERT_EQ(6, ft_marker(mfd, "local", 6));
+	ASSERT_EQ(0, ft_ioctl(self->ctl, FTRING_IOC_STOP, NULL));
+	ASSERT_EQ(0, ft_get_stats(self->ctl, 0, &st));
+	EXPECT_EQ(1, st.entries);
+
+	/* a mapping reader may be reading them: refused, nothing changes */
+	fd = ft_cpu_open(0, O_RDONLY);
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, ft_page_size(), PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	c.clock = FTRING_CLOCK_MONO;
+	EXPECT_EQ(-EBUSY, ft_set_config(self->ctl, &c));
+	ASSERT_EQ(0, ft_get_stats(self->ctl, 0, &st));
+	EXPECT_EQ(1, st.entries);
+	munmap(p, ft_page_size());
+	close(fd);
+
+	ASSERT_EQ(0, ft_set_config(self->ctl, &c));
+	ASSERT_EQ(0, ft_get_stats(self->ctl, 0, &st));
+	EXPECT_EQ(0, st.entries);
+	EXPECT_EQ(0, st.read);
+	close(mfd);
+}
+
 /* Events written on all CPUs, or -1. */
 static long long total_entries(int ctl)
 {
