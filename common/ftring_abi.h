@@ -183,7 +183,9 @@ struct ftring_version {
  * struct ftring_config - buffer settings (FTRING_IOC_GET_CONFIG / _SET_CONFIG).
  * @nr_subbufs:		Sub-buffers per CPU ring, not counting the reader
  *			sub-buffer (the mapping has @nr_subbufs + 1). 2..65536.
- *			Changing it fails with EBUSY while recording or mapped.
+ *			Changing it fails with EBUSY while recording or mapped, and
+ *			with ENOMEM (nothing changed) when the new rings would not fit
+ *			in the memory available (no OOM kill for a trace buffer).
  * @subbuf_size:	Bytes per sub-buffer (the system page size); read-only,
  *			ignored by SET_CONFIG.
  * @mode:		FTRING_MODE_*. EBUSY while recording.

@@ -9,6 +9,7 @@
 #include <linux/cpu.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/nospec.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -60,10 +61,21 @@ static bool ftring_any_mapped(void)
 /* Resize every buffer to @nr ring pages: all or nothing. */
 static int ftring_resize(u32 nr)
 {
+	unsigned long need = 0;
 	struct rb_page **fresh;
 	unsigned int cpu;
 	int ret = 0;
 
+	/*
+	 * The new rings come before the old ones go (all or nothing), so all of
+	 * them must fit in what the system can give without reclaiming itself into
+	 * the ground (upstream's ring buffer checks si_mem_available() too).
+	 */
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (ftring_bufs[cpu])
+			need += nr + 1;
+	if (need > si_mem_available())
+		return -ENOMEM;
 	fresh = kcalloc(nr_cpu_ids, sizeof(*fresh), GFP_KERNEL);
 	if (!fresh)
 		return -ENOMEM;

@@ -15,6 +15,12 @@
 #endif
 #include "rb_write.h"
 
+/*
+ * A trace buffer is never worth an OOM kill: fail instead (as upstream's ring buffer
+ * allocates), quietly, since the caller reports ENOMEM.
+ */
+#define RB_GFP	(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
 static void rb_wake_fn(struct irq_work *work)
 {
 	struct rb_cpu *buf = container_of(work, struct rb_cpu, wake_work);
@@ -55,11 +61,11 @@ int rb_pages_alloc(struct rb_cpu *buf, u32 nr_pages, struct rb_page **pages)
 	struct page *page;
 	u32 i;
 
-	p = kvcalloc(nr_pages + 1, sizeof(*p), GFP_KERNEL);
+	p = kvcalloc(nr_pages + 1, sizeof(*p), RB_GFP);
 	if (!p)
 		return -ENOMEM;
 	for (i = 0; i <= nr_pages; i++) {
-		page = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+		page = alloc_pages_node(node, RB_GFP | __GFP_ZERO, 0);
 		if (!page) {
 			rb_pages_free(p, nr_pages);
 			return -ENOMEM;

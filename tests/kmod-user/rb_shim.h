@@ -33,6 +33,8 @@ typedef int64_t s64;
 #define BIT(n)			(1UL << (n))
 #define GFP_KERNEL		0
 #define __GFP_ZERO		0
+#define __GFP_RETRY_MAYFAIL	0
+#define __GFP_NOWARN		0
 #ifndef __always_inline
 #define __always_inline		inline __attribute__((__always_inline__))
 #endif

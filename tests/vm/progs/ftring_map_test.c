@@ -709,6 +709,40 @@ TEST_F(ctl, config_validation)
 	EXPECT_EQ(0, ft_reset(self->ctl));
 }
 
+/* MemAvailable in bytes, or 0. */
+static unsigned long long mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
+
+/*
+ * Rings larger than the memory the system has: ENOMEM, the old rings stay, and no
+ * OOM kill or allocation warning (the guest script checks the kernel log after).
+ */
+TEST_F(ctl, resize_beyond_memory)
+{
+	struct ftring_config c = self->saved, now;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long long want;
+
+	c.nr_subbufs = 65536;
+	want = (c.nr_subbufs + 1ULL) * ncpus * ft_page_size();
+	if (want < mem_available() + (64ULL << 20))
+		SKIP(return, "the guest has room for %llu MiB of rings", want >> 20);
+	EXPECT_EQ(-ENOMEM, ft_set_config(self->ctl, &c));
+	ASSERT_EQ(0, ft_get_config(self->ctl, &now));
+	EXPECT_EQ(0, memcmp(&now, &self->saved, sizeof(now)));
+}
+
 /* Events of two clocks never share a buffer: a clock change empties them (#13). */
 TEST_F(ctl, clock_change_empties)
 {
