@@ -282,7 +282,7 @@ struct ftring_cpu_stats {
 #define FTRING_IOC_START	_IO(FTRING_IOC_MAGIC, 0x05)
 /* Stop recording; returns once no writer is left in the buffers. EALREADY if stopped. */
 #define FTRING_IOC_STOP		_IO(FTRING_IOC_MAGIC, 0x06)
-/* Empty every CPU buffer and zero its counters. EBUSY while recording. */
+/* Empty every CPU buffer and zero its counters. EBUSY while recording or mapped. */
 #define FTRING_IOC_RESET	_IO(FTRING_IOC_MAGIC, 0x07)
 /* Fill struct ftring_cpu_stats for stats.cpu. */
 #define FTRING_IOC_GET_STATS	_IOWR(FTRING_IOC_MAGIC, 0x08, struct ftring_cpu_stats)

@@ -300,13 +300,13 @@ static long ftring_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 		return ret;
 	case FTRING_IOC_RESET:
 		mutex_lock(&ftring_lock);
-		if (ftring_recording) {
+		mutex_lock(&ftring_bufs_lock);
+		/* not under a mapping reader: its meta page would go blank mid-read */
+		if (ftring_recording || ftring_any_mapped())
 			ret = -EBUSY;
-		} else {
-			mutex_lock(&ftring_bufs_lock);
+		else
 			ftring_reset_all();
-			mutex_unlock(&ftring_bufs_lock);
-		}
+		mutex_unlock(&ftring_bufs_lock);
 		mutex_unlock(&ftring_lock);
 		return ret;
 	case FTRING_IOC_GET_STATS:
