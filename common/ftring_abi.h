@@ -29,9 +29,11 @@
  * exists, changing nr_subbufs fails with EBUSY; an open file or mapping pins the
  * module (rmmod fails with EBUSY/EWOULDBLOCK rather than pulling pages away).
  *
- * Event IDs (common_type) are FTRING_EVENT_ID_BASE + index of the event in
- * ftring_events.h; the base sits far above any ID the kernel gives out, so the
- * module's formats can sit next to the kernel's in one trace.dat.
+ * Event IDs (common_type) are given out at load by the kernel's trace event type
+ * registry, like those of kprobe events: unique on the running kernel (so the
+ * module's formats sit next to the kernel's in one trace.dat) and below 32768 (so
+ * readers that keep an ID in 16 signed bits, KernelShark, handle them). They differ
+ * between loads: FTRING_IOC_GET_EVENT_IDS and the formats read() gives say which.
  */
 #ifndef FTRING_ABI_H
 #define FTRING_ABI_H
@@ -48,7 +50,9 @@
  *   1.3  as upstream's trace_mmap.h (Linux 6.10 to 6.18) for every field it defines:
  *        @flags 0 and Reserved1 0 again; @writer moved past upstream's struct
  *        (@meta_struct_len 88 says it is there); a MAP_PRIVATE mapping fails with
- *        EPERM, GET_READER on a CPU nobody maps with ENODEV, never with EBUSY
+ *        EPERM, GET_READER on a CPU nobody maps with ENODEV, never with EBUSY;
+ *        event IDs from the kernel's registry (FTRING_IOC_GET_EVENT_IDS,
+ *        ftring_status.event_id_base 0), no longer 60000 + index
  */
 #define FTRING_ABI_MAJOR	1
 #define FTRING_ABI_MINOR	3
@@ -58,9 +62,6 @@
 #define FTRING_DEV_CTL		"/dev/ftring/ctl"
 #define FTRING_DEV_MARKER	"/dev/ftring/marker"
 #define FTRING_DEV_FXT		"/dev/ftring/fxt"
-
-/* First event ID; event i of ftring_events.h has ID FTRING_EVENT_ID_BASE + i. */
-#define FTRING_EVENT_ID_BASE	60000
 
 /**
  * struct ftring_meta - meta page of a per-CPU mapping.
@@ -214,9 +215,10 @@ struct ftring_config {
  * @recording:		1 between FTRING_IOC_START and FTRING_IOC_STOP.
  * @nr_cpu_ids:		Upper bound of CPU numbers (devices cpu0..nr_cpu_ids-1
  *			exist for CPUs that have been online since load).
- * @event_id_base:	FTRING_EVENT_ID_BASE.
+ * @event_id_base:	0: IDs are given out per load (FTRING_IOC_GET_EVENT_IDS).
+ *			ABI 1.0-1.2 said 60000 here, the ID of event 0.
  * @nr_events:		Number of events in the schema (bits of the event mask).
- * @events:		Enabled events: bit i = event ID event_id_base + i.
+ * @events:		Enabled events: bit i = event i of ftring_events.h.
  * @reserved:		0.
  */
 struct ftring_status {
@@ -264,6 +266,18 @@ struct ftring_cpu_stats {
 	__u64	reserved[4];
 };
 
+/**
+ * struct ftring_event_ids - the event IDs of this load (FTRING_IOC_GET_EVENT_IDS).
+ * @nr:		Out: events in the module's schema (ftring_status.nr_events).
+ * @pad:	0.
+ * @id:		Out: id[i] = common_type of event i of ftring_events.h; 0 past @nr.
+ */
+struct ftring_event_ids {
+	__u32	nr;
+	__u32	pad;
+	__u16	id[64];
+};
+
 /* Fill struct ftring_version. */
 #define FTRING_IOC_ABI_VERSION	_IOR(FTRING_IOC_MAGIC, 0x00, struct ftring_version)
 /* Fill struct ftring_status. */
@@ -286,6 +300,8 @@ struct ftring_cpu_stats {
 #define FTRING_IOC_RESET	_IO(FTRING_IOC_MAGIC, 0x07)
 /* Fill struct ftring_cpu_stats for stats.cpu. */
 #define FTRING_IOC_GET_STATS	_IOWR(FTRING_IOC_MAGIC, 0x08, struct ftring_cpu_stats)
+/* Fill struct ftring_event_ids. */
+#define FTRING_IOC_GET_EVENT_IDS _IOR(FTRING_IOC_MAGIC, 0x09, struct ftring_event_ids)
 
 /*
  * Event formats: read() on /dev/ftring/ctl returns, for each event of the schema,

@@ -2,7 +2,7 @@
 /*
  * ftring event schema: the one description of every event the module writes.
  *
- * FTRING_EVENT_LIST() names each event (index = ID - FTRING_EVENT_ID_BASE), its
+ * FTRING_EVENT_LIST() names each event (its index: bit of the event mask), its
  * tracefs system and its print fmt; FTRING_FIELDS_<name>() lists its fields. From
  * these, this header generates the C record layouts the module's writers fill
  * (struct ftring_ev_<name>) and the enum of indexes; kmod/events.c generates the
@@ -170,7 +170,7 @@
 FTRING_EVENT_LIST(FTE_STRUCT)
 #undef FTE_STRUCT
 
-/* Index of each event: ID = FTRING_EVENT_ID_BASE + FTRING_EV_<name>. */
+/* Index of each event (bit of the mask; FTRING_IOC_GET_EVENT_IDS gives its ID). */
 #define FTE_ENUM(name, sys, fmt, on)	FTRING_EV_##name,
 enum ftring_event_index {
 	FTRING_EVENT_LIST(FTE_ENUM)

@@ -243,6 +243,7 @@ static long ftring_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 		struct ftring_status status;
 		struct ftring_config cfg;
 		struct ftring_cpu_stats stats;
+		struct ftring_event_ids ids;
 		u64 mask;
 	} u;
 	int ret = 0;
@@ -259,7 +260,7 @@ static long ftring_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 		u.status.events = ftring_events;
 		mutex_unlock(&ftring_lock);
 		u.status.nr_cpu_ids = nr_cpu_ids;
-		u.status.event_id_base = FTRING_EVENT_ID_BASE;
+		u.status.event_id_base = 0;	/* per load: GET_EVENT_IDS */
 		u.status.nr_events = FTRING_NR_EVENTS;
 		return copy_to_user(uarg, &u.status, sizeof(u.status)) ? -EFAULT : 0;
 	case FTRING_IOC_GET_CONFIG:
@@ -309,6 +310,11 @@ static long ftring_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 		mutex_unlock(&ftring_bufs_lock);
 		mutex_unlock(&ftring_lock);
 		return ret;
+	case FTRING_IOC_GET_EVENT_IDS:
+		BUILD_BUG_ON(ARRAY_SIZE(u.ids.id) < FTRING_NR_EVENTS);
+		u.ids.nr = FTRING_NR_EVENTS;
+		memcpy(u.ids.id, ftring_event_ids, sizeof(ftring_event_ids));
+		return copy_to_user(uarg, &u.ids, sizeof(u.ids)) ? -EFAULT : 0;
 	case FTRING_IOC_GET_STATS:
 		if (copy_from_user(&u.stats, uarg, sizeof(u.stats)))
 			return -EFAULT;

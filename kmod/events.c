@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The event formats in tracefs syntax, generated once at load from
- * common/ftring_events.h (the same macros that lay out the records the probes
- * write) and served by read() on the control device.
+ * The events' IDs and formats. IDs come from the kernel's own trace event type
+ * registry (register_trace_event(), as kprobe and synthetic events get theirs), so
+ * they are unique on the running kernel and small: readers that keep an ID in 16
+ * signed bits (KernelShark) handle them. The formats, in tracefs syntax, are
+ * generated once at load from common/ftring_events.h (the same macros that lay out
+ * the records the probes write) and served by read() on the control device.
  */
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
+#include <linux/trace_events.h>
 #include "ftring.h"
 
 struct ftring_field {
@@ -58,6 +62,43 @@ static const struct ftring_field ftring_common_fields[] = {
 	{ "int common_pid", 4, 4, 1 },
 };
 
+u16 ftring_event_ids[FTRING_NR_EVENTS] __read_mostly;
+
+/*
+ * Registered only to own their type numbers: ftrace never holds these events, so the
+ * output functions are the defaults register_trace_event() fills in.
+ */
+static struct trace_event_functions ftring_trace_funcs;
+static struct trace_event ftring_trace_events[FTRING_NR_EVENTS];
+
+static void ftring_event_ids_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < FTRING_NR_EVENTS; i++)
+		if (ftring_trace_events[i].type)
+			unregister_trace_event(&ftring_trace_events[i]);
+}
+
+static int ftring_event_ids_init(void)
+{
+	unsigned int i;
+	int type;
+
+	for (i = 0; i < FTRING_NR_EVENTS; i++) {
+		ftring_trace_events[i].funcs = &ftring_trace_funcs;
+		type = register_trace_event(&ftring_trace_events[i]);
+		if (!type || type > S16_MAX) {
+			pr_err("ftring: no event type for %s (got %d)\n",
+			       ftring_event_fmts[i].name, type);
+			ftring_event_ids_exit();
+			return -ENOSPC;
+		}
+		ftring_event_ids[i] = type;
+	}
+	return 0;
+}
+
 static char *ftring_formats;
 static size_t ftring_formats_len;
 
@@ -95,7 +136,7 @@ static void fmt_all(struct fmt_buf *s)
 		const struct ftring_event_fmt *e = &ftring_event_fmts[i];
 
 		fmt_add(s, "system: %s\nname: %s\nID: %u\nformat:\n", e->system, e->name,
-			FTRING_EVENT_ID_BASE + i);
+			ftring_event_ids[i]);
 		fmt_fields(s, ftring_common_fields, ARRAY_SIZE(ftring_common_fields));
 		fmt_add(s, "\n");
 		fmt_fields(s, e->fields, e->nr_fields);
@@ -104,20 +145,26 @@ static void fmt_all(struct fmt_buf *s)
 }
 
 /**
- * ftring_formats_init() - build the format text of every event.
+ * ftring_formats_init() - give every event its ID, and build their format text.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOSPC (no event type left), or -ENOMEM.
  */
 int ftring_formats_init(void)
 {
 	struct fmt_buf s = { };
+	int ret = ftring_event_ids_init();
+
+	if (ret)
+		return ret;
 
 	fmt_all(&s);			/* measure */
 	s.size = s.len + 1;
 	s.len = 0;
 	s.buf = kmalloc(s.size, GFP_KERNEL);
-	if (!s.buf)
+	if (!s.buf) {
+		ftring_event_ids_exit();
 		return -ENOMEM;
+	}
 	fmt_all(&s);
 	ftring_formats = s.buf;
 	ftring_formats_len = s.len;
@@ -127,6 +174,7 @@ int ftring_formats_init(void)
 void ftring_formats_exit(void)
 {
 	kfree(ftring_formats);
+	ftring_event_ids_exit();
 }
 
 /**

@@ -27,6 +27,7 @@ extern struct ftring_config ftring_cfg;	/* under ftring_bufs_lock */
 extern u64 ftring_events;		/* enabled mask, under ftring_lock */
 extern bool ftring_recording;		/* READ_ONCE in writers */
 extern bool ftring_strict_writes;	/* module parameter strict_writes */
+extern u16 ftring_event_ids[FTRING_NR_EVENTS];	/* events.c: common_type of each */
 
 /*
  * What a marker or FXT write() whose event was dropped returns: the count, as if
@@ -102,7 +103,7 @@ static __always_inline void *ftring_reserve(struct rb_cpu **bufp, unsigned int i
 		return NULL;
 	/* the tracepoint's own preempt_disable() is not the traced context's */
 	pc = preempt_count() & 0xff;
-	ent->type = FTRING_EVENT_ID_BASE + idx;
+	ent->type = ftring_event_ids[idx];
 	ent->flags = ftring_ctx_flags();
 	ent->preempt_count = pc ? min(pc - 1, 0xfU) : 0;
 	ent->pid = current->pid;

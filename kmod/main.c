@@ -131,9 +131,9 @@ static int __init ftring_init(void)
 	ret = ftring_fxt_init();
 	if (ret)
 		goto err_marker;
-	pr_info("ftring: %u sub-buffers per CPU, ABI %d.%d, event IDs %d..%d\n",
-		nr_subbufs, FTRING_ABI_MAJOR, FTRING_ABI_MINOR, FTRING_EVENT_ID_BASE,
-		FTRING_EVENT_ID_BASE + FTRING_NR_EVENTS - 1);
+	pr_info("ftring: %u sub-buffers per CPU, ABI %d.%d, event IDs %u..%u\n",
+		nr_subbufs, FTRING_ABI_MAJOR, FTRING_ABI_MINOR, ftring_event_ids[0],
+		ftring_event_ids[FTRING_NR_EVENTS - 1]);
 	return 0;
 
 err_marker:

@@ -43,7 +43,7 @@ struct source_kmod {
 	struct kmod_cpu		*cpus;
 };
 
-/* Event names and systems, indexed like the schema (ID - FTRING_EVENT_ID_BASE). */
+/* Event names and systems, indexed like the schema (bit i of the event mask). */
 #define KMOD_EV_NAME(name, sys, fmt, on)	#name,
 #define KMOD_EV_SYS(name, sys, fmt, on)		sys,
 static const char *const ev_names[] = { FTRING_EVENT_LIST(KMOD_EV_NAME) };
@@ -258,10 +258,10 @@ static int kmod_open(struct source *s, const struct source_params *p)
 		ret = -EBUSY;
 		goto fail;
 	}
-	if (st.event_id_base != FTRING_EVENT_ID_BASE || st.nr_events < FTRING_NR_EVENTS) {
-		log_err("kmod source: module event schema (base %u, %u events) differs from ours "
-			"(base %u, %u events)", st.event_id_base, st.nr_events,
-			FTRING_EVENT_ID_BASE, FTRING_NR_EVENTS);
+	/* the IDs are the module's (its formats carry them): only the schema must match */
+	if (st.nr_events < FTRING_NR_EVENTS) {
+		log_err("kmod source: the module has %u events, we know %u: a newer recorderd "
+			"than module", st.nr_events, FTRING_NR_EVENTS);
 		ret = -EPROTO;
 		goto fail;
 	}

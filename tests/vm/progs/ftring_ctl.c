@@ -57,7 +57,7 @@ static void print_event(const struct ftp_event *ev, void *arg)
 {
 	const struct ftp_entry *e = ev->payload;
 	struct dump_ctx *d = arg;
-	int idx = (int)e->type - FTRING_EVENT_ID_BASE;
+	int idx = ft_ev_index(e->type);
 	const void *r = ev->payload;
 
 	d->n++;
@@ -153,7 +153,11 @@ static void print_event(const struct ftp_event *ev, void *arg)
 static int dump(void)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF), total = 0;
-	int cpu;
+	int cpu, ctl = ft_ctl_open();	/* the event IDs */
+
+	if (ctl < 0)
+		return die(FTRING_DEV_CTL, ctl);
+	close(ctl);
 
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		struct dump_ctx d = { .cpu = cpu };

@@ -30,7 +30,7 @@
 #define MAX_CPUS	64
 #define MAX_SEQ		(2L << 20)	/* markers per writer; a TCG guest writes far fewer */
 #define EV_BIT(e)	(1ULL << FTRING_EV_##e)
-#define EV_ID(e)	(FTRING_EVENT_ID_BASE + FTRING_EV_##e)
+#define EV_ID(e)	FT_ID(e)
 
 static int mode = -1;
 static unsigned int nr_subbufs = 4;
@@ -116,7 +116,7 @@ static void check_event(const struct ftp_event *ev, void *arg)
 {
 	struct cpu_ctx *c = arg;
 	const struct ftp_entry *e = ev->payload;
-	int idx = (int)e->type - FTRING_EVENT_ID_BASE;
+	int idx = ft_ev_index(e->type);
 
 	c->events++;
 	if (idx < 0 || idx >= FTRING_NR_EVENTS) {

@@ -30,7 +30,7 @@
 #include "fxt_validate.h"
 #include "kselftest_harness.h"
 
-#define FXT_ID		(FTRING_EVENT_ID_BASE + FTRING_EV_fxt)
+#define FXT_ID		FT_ID(fxt)
 #define FXT_BIT		(1ULL << FTRING_EV_fxt)
 #define CAT		"fxt-test"
 #define MAX_WORDS	(FTRING_FXT_MAX / 8 + 8)

@@ -23,7 +23,7 @@
 #include "ftring_events.h"
 #include "kselftest_harness.h"
 
-#define MARKER_ID	(FTRING_EVENT_ID_BASE + FTRING_EV_marker)
+#define MARKER_ID	FT_ID(marker)
 #define MARKER_BIT	(1ULL << FTRING_EV_marker)
 
 static pid_t gettid_(void)
@@ -637,7 +637,35 @@ TEST_F(ctl, version_and_status)
 	ASSERT_EQ(0, ft_get_status(self->ctl, &s));
 	EXPECT_EQ(0, s.recording);
 	EXPECT_LE(sysconf(_SC_NPROCESSORS_ONLN), s.nr_cpu_ids);
-	EXPECT_EQ(FTRING_EVENT_ID_BASE, s.event_id_base);
+	EXPECT_EQ(0, s.event_id_base);	/* IDs per load: GET_EVENT_IDS */
+	{
+		/* from the kernel's registry: unique, and below 32768 (KernelShark) */
+		struct ftring_event_ids ids;
+		char fmt[256];
+		int n, ffd;
+
+		ASSERT_EQ(0, ft_ioctl(self->ctl, FTRING_IOC_GET_EVENT_IDS, &ids));
+		EXPECT_EQ(FTRING_NR_EVENTS, ids.nr);
+		for (unsigned int i = 0; i < ids.nr; i++) {
+			EXPECT_LT(0, ids.id[i]);
+			EXPECT_GT(32768, ids.id[i]);
+			for (unsigned int j = 0; j < i; j++)
+				EXPECT_NE(ids.id[j], ids.id[i]);
+		}
+		/* the formats say the same: the first event's ID line */
+		ffd = ft_ctl_open();
+		ASSERT_LE(0, ffd);
+		n = read(ffd, fmt, sizeof(fmt) - 1);
+		close(ffd);
+		ASSERT_LT(0, n);
+		fmt[n] = 0;
+		{
+			char want[32];
+
+			snprintf(want, sizeof(want), "\nID: %u\n", ids.id[0]);
+			EXPECT_NE(NULL, strstr(fmt, want));
+		}
+	}
 	EXPECT_EQ(FTRING_NR_EVENTS, s.nr_events);
 	EXPECT_EQ(0, s.reserved[0] | s.reserved[1] | s.reserved[2]);
 

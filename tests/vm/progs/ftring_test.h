@@ -25,11 +25,35 @@ static inline int ft_ioctl(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
 }
 
+/* The module's event IDs of this load, by event index; set by ft_ctl_open(). */
+static struct ftring_event_ids ft_ids;
+
+/* Opens the control device and loads the event IDs; returns the fd or -errno. */
 static inline int ft_ctl_open(void)
 {
 	int fd = open(FTRING_DEV_CTL, O_RDWR | O_CLOEXEC);
 
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, FTRING_IOC_GET_EVENT_IDS, &ft_ids) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* The ID of event FTRING_EV_<name> (after ft_ctl_open()). */
+#define FT_ID(name)	(ft_ids.id[FTRING_EV_##name])
+
+/* The index of the event with ID @type, or -1. */
+static inline int ft_ev_index(unsigned int type)
+{
+	for (unsigned int i = 0; i < ft_ids.nr && i < 64; i++)
+		if (type && ft_ids.id[i] == type)
+			return (int)i;
+	return -1;
 }
 
 static inline int ft_cpu_open(int cpu, int flags)
