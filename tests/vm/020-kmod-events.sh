@@ -125,4 +125,28 @@ for f in default excluded; do
 		t_eq report.marker-left-out "$n" 0
 	fi
 done
+# KernelShark's own library reads the kmod file as the GUI does (issue #13 item 9):
+# every entry named (IDs below 32768), fields and latency flags there, the sched plugin
+# finding its events.
+ks=$TOP/build/tests/kshark_check
+if [ ! -x "$ks" ]; then
+	t_fail kshark "build/tests/kshark_check missing (scripts/setup-deps; make)"
+elif [ ! -s "$VM_DIR/kmod.dat" ]; then
+	t_fail kshark "no kmod.dat from the guest"
+else
+	"$ks" "$VM_DIR/kmod.dat" >"$VM_DIR/kshark.txt" 2>&1
+	t_eq kshark.exit "$?" 0
+	kv() { awk -v k="$1" '$1 == k { print $2 }' "$VM_DIR/kshark.txt"; }
+	t_eq kshark.unnamed "$(kv unnamed)" 0
+	t_eq kshark.negative-ids "$(kv negative_ids)" 0
+	t_eq kshark.no-info "$(kv no_info)" 0
+	t_eq kshark.no-latency "$(kv no_latency)" 0
+	t_eq kshark.sched-plugin-init "$(kv plugin_init)" 1
+	for e in sched/sched_switch sched/sched_wakeup ftring/marker switches; do
+		n=$(kv $e)
+		if [ "${n:-0}" -gt 0 ]; then t_ok "kshark.$e"; else t_fail "kshark.$e" "none: $(tr '\n' ' ' <"$VM_DIR/kshark.txt")"; fi
+	done
+	n=$(kv tasks)
+	if [ "${n:-0}" -ge 2 ]; then t_ok kshark.tasks; else t_fail kshark.tasks "$n tasks"; fi
+fi
 t_done
