@@ -128,7 +128,6 @@ struct ftring_meta {
 	__u64	writer;
 };
 
-
 /*
  * Per-CPU devices: swap in a new reader sub-buffer and refresh the meta page.
  * Same number and semantics as upstream TRACE_MMAP_IOCTL_GET_READER:
