@@ -28,7 +28,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 HELP_SRC := $(wildcard tests/lib/*.c)
 HELP_OBJ := $(HELP_SRC:%.c=$(B)/%.o)
 
-all: userspace module
+all: userspace module module-6.12
 
 userspace: $(B)/recorderd $(UNIT_BIN)
 
@@ -54,6 +54,21 @@ module:
 		$(MAKE) -C $(KDIR) M=$(CURDIR) modules; \
 	else \
 		echo "module: no kernel headers (KDIR=$(KDIR)); run 'make setup'"; \
+	fi
+
+# The module for Debian 12's 6.12 kernel too (the guest suite runs on both: tests/vm/
+# 090-kernel-6.12.sh), built from a copy of the sources in $(K612): Kbuild builds in
+# the source tree, and kmod/ holds the 6.1 objects.
+KDIR612  ?= $(shell scripts/kdir 6.12)
+K612     := $(B)/kmod-6.12
+module-6.12:
+	@if [ -d "$(KDIR612)" ]; then \
+		mkdir -p $(K612)/kmod $(K612)/common && \
+		cp -p Kbuild $(K612)/ && cp -p kmod/Kbuild kmod/*.[ch] $(K612)/kmod/ && \
+		cp -p common/*.h $(K612)/common/ && \
+		$(MAKE) -C $(KDIR612) M=$(CURDIR)/$(K612) modules; \
+	else \
+		echo "module-6.12: no 6.12 kernel headers ($(KDIR612)); run 'make setup'"; \
 	fi
 
 checkpatch: $(B)/ext/kselftest_harness.h
@@ -84,4 +99,4 @@ clean:
 # Extra rules owned by a subdirectory (e.g. the user-space build of the ring buffer).
 -include $(wildcard tests/*/rules.mk recorder/rules.mk)
 
-.PHONY: all userspace setup module checkpatch check demo bench install clean
+.PHONY: all userspace setup module module-6.12 checkpatch check demo bench install clean

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Every kernel-version difference ftring meets, and only here.
- * Built and tested against Linux 6.1 (Debian 12); the other branches follow
+ * Built and tested against Debian 12's Linux 6.1 and 6.12; the other branches follow
  * the upstream API changes named next to them.
  */
 #ifndef FTRING_COMPAT_H
@@ -39,6 +39,33 @@ static inline void ftring_vm_flags_clear(struct vm_area_struct *vma, unsigned lo
 #define FTRING_DEVNODE_CONST
 #else
 #define FTRING_DEVNODE_CONST const
+#endif
+
+/* 6.12: no_llseek() is gone; a NULL .llseek on a nonseekable_open() file is the same */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+#define FTRING_NO_LLSEEK	no_llseek
+#else
+#define FTRING_NO_LLSEEK	NULL
+#endif
+
+/* 6.12: <asm/unaligned.h> became <linux/unaligned.h> */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+#include <asm/unaligned.h>
+#else
+#include <linux/unaligned.h>
+#endif
+
+/*
+ * 6.14: the syscall tracepoints may fault, and call their probes with preemption
+ * enabled; the writer needs it off (one CPU's buffer from reserve to commit). Before,
+ * the tracepoint disabled it, and a second disable would show in preempt_count.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+#define ftring_syscall_tp_enter()	preempt_disable_notrace()
+#define ftring_syscall_tp_exit()	preempt_enable_notrace()
+#else
+#define ftring_syscall_tp_enter()	do { } while (0)
+#define ftring_syscall_tp_exit()	do { } while (0)
 #endif
 
 #endif /* FTRING_COMPAT_H */

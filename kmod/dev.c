@@ -199,7 +199,7 @@ static const struct file_operations ftring_cpu_fops = {
 	.unlocked_ioctl	= ftring_cpu_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.mmap		= ftring_cpu_mmap,
-	.llseek		= no_llseek,
+	.llseek		= FTRING_NO_LLSEEK,
 };
 
 static char *ftring_devnode(FTRING_DEVNODE_CONST struct device *dev, umode_t *mode)

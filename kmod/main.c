@@ -4,7 +4,7 @@
  * and user markers, mapped to user space with the upstream trace_mmap ABI.
  *
  * Init order: formats, tracepoint lookup, buffers + devices for the online
- * CPUs, CPU-online callback, control, marker and FXT devices. Exit undoes it in
+ * CPUs, CPU-prepare callback, control, marker and FXT devices. Exit undoes it in
  * reverse after stopping the probes. Buffers are never freed while the module
  * is loaded (an offline CPU keeps its data readable).
  */
@@ -35,7 +35,11 @@ u64 ftring_events = FTRING_EVENTS_DEFAULT;
 bool ftring_recording;
 static enum cpuhp_state ftring_hp_state;
 
-/* Gives @cpu a buffer (and its device) if it has none. ftring_bufs_lock held. */
+/*
+ * Gives @cpu a buffer and its device if it has none; ftring_bufs_lock held. Both or
+ * neither: a buffer nobody can read would only lose events quietly, so a failure
+ * fails the CPU's bring-up, as upstream's ring buffer does (trace_rb_cpu_prepare()).
+ */
 static int ftring_add_cpu(unsigned int cpu)
 {
 	struct rb_cpu *buf;
@@ -49,15 +53,24 @@ static int ftring_add_cpu(unsigned int cpu)
 	buf->overwrite = ftring_cfg.mode == FTRING_MODE_OVERWRITE;
 	buf->clock = ftring_cfg.clock;
 	buf->watermark = ftring_cfg.watermark;
+	/* opening the device before the buffer is published gives ENODEV: harmless */
+	ret = ftring_dev_add_cpu(cpu);
+	if (ret) {
+		pr_err("ftring: no device for cpu%u (%d)\n", cpu, ret);
+		rb_cpu_free(buf);
+		return ret;
+	}
 	/* fully initialised before a writer on @cpu can see it */
 	smp_store_release(&ftring_bufs[cpu], buf);
-	ret = ftring_dev_add_cpu(cpu);
-	if (ret)
-		pr_warn("ftring: no device for cpu%u (%d)\n", cpu, ret);
 	return 0;
 }
 
-static int ftring_cpu_online(unsigned int cpu)
+/*
+ * A CPU coming up gets its buffer in the PREPARE stage, on the CPU that brings it up,
+ * before it runs anything: from its first event on, nothing it writes is dropped
+ * (upstream allocates at CPUHP_TRACE_RB_PREPARE; a module has the dynamic range).
+ */
+static int ftring_cpu_prepare(unsigned int cpu)
 {
 	int ret;
 
@@ -115,8 +128,8 @@ static int __init ftring_init(void)
 	}
 	mutex_unlock(&ftring_bufs_lock);
 	if (!ret)
-		ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN, "ftring:online",
-							   ftring_cpu_online, NULL);
+		ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_BP_PREPARE_DYN, "ftring:prepare",
+							   ftring_cpu_prepare, NULL);
 	cpus_read_unlock();
 	if (ret < 0)
 		goto err_dev;

@@ -18,7 +18,7 @@
 #include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <asm/unaligned.h>
+#include "compat.h"
 #include "ftring.h"
 
 #define FTRING_MARKER_STACK	128	/* longer texts are copied in place */

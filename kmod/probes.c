@@ -4,15 +4,20 @@
  * (for_each_kernel_tracepoint; the __tracepoint_* symbols are not all
  * exported), attach while recording, and per event: reserve, fill, commit.
  *
- * Probe prototypes are the TP_PROTO of Linux 6.1 (include/trace/events/sched.h,
- * irq.h, syscalls.h), first argument the registration's data pointer.
+ * Probe prototypes are the TP_PROTO of the tracepoints (include/trace/events/sched.h,
+ * irq.h, syscalls.h), first argument the registration's data pointer; the kernel
+ * being built checks each one (ftring_probe_types() below).
  */
 #include <linux/interrupt.h>
 #include <linux/binfmts.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <trace/events/irq.h>
+#include <trace/events/sched.h>
+#include <trace/events/syscalls.h>
 #include <asm/syscall.h>
+#include "compat.h"
 #include "ftring.h"
 
 #define RESERVE(name, ev, extra)					\
@@ -185,14 +190,17 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 	struct rb_cpu *buf;
 	int i;
 
-	ev = RESERVE(sys_enter, ev, 0);
-	if (!ev)
-		return;
+	/* read before the reservation: the arguments never fault, but keep it short */
 	syscall_get_arguments(current, regs, args);
-	ev->id = id;
-	for (i = 0; i < 6; i++)
-		ev->args[i] = args[i];
-	ftring_commit(buf);
+	ftring_syscall_tp_enter();
+	ev = RESERVE(sys_enter, ev, 0);
+	if (ev) {
+		ev->id = id;
+		for (i = 0; i < 6; i++)
+			ev->args[i] = args[i];
+		ftring_commit(buf);
+	}
+	ftring_syscall_tp_exit();
 }
 
 static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
@@ -200,12 +208,36 @@ static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	struct ftring_ev_sys_exit *ev;
 	struct rb_cpu *buf;
 
+	ftring_syscall_tp_enter();
 	ev = RESERVE(sys_exit, ev, 0);
-	if (!ev)
-		return;
-	ev->id = syscall_get_nr(current, regs);
-	ev->ret = ret;
-	ftring_commit(buf);
+	if (ev) {
+		ev->id = syscall_get_nr(current, regs);
+		ev->ret = ret;
+		ftring_commit(buf);
+	}
+	ftring_syscall_tp_exit();
+}
+
+/*
+ * Never called: each line hands a probe to its tracepoint's typed registration
+ * function, generated from the TP_PROTO of the kernel being built, so a prototype
+ * that changed on another kernel is a build error (-Werror=incompatible-pointer-types),
+ * not a probe called with the wrong arguments.
+ */
+static void __maybe_unused ftring_probe_types(void)
+{
+	register_trace_sched_switch(probe_sched_switch, NULL);
+	register_trace_sched_wakeup(probe_sched_wakeup, NULL);
+	register_trace_sched_wakeup_new(probe_sched_wakeup_new, NULL);
+	register_trace_sched_process_fork(probe_sched_process_fork, NULL);
+	register_trace_sched_process_exec(probe_sched_process_exec, NULL);
+	register_trace_sched_process_exit(probe_sched_process_exit, NULL);
+	register_trace_irq_handler_entry(probe_irq_handler_entry, NULL);
+	register_trace_irq_handler_exit(probe_irq_handler_exit, NULL);
+	register_trace_softirq_entry(probe_softirq_entry, NULL);
+	register_trace_softirq_exit(probe_softirq_exit, NULL);
+	register_trace_sys_enter(probe_sys_enter, NULL);
+	register_trace_sys_exit(probe_sys_exit, NULL);
 }
 
 struct ftring_probe {

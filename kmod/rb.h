@@ -24,7 +24,7 @@
  *
  * Lock order (process context only):
  *   ftring_lock (start/stop, events, config) > ftring_bufs_lock (buffer array,
- *   sizes, reset; also taken by the CPU-online callback) > rb_cpu.reader_lock;
+ *   sizes, reset; also taken by the CPU-prepare callback) > rb_cpu.reader_lock;
  *   cpus_read_lock() > rb_cpu.reader_lock (GET_READER pins the CPU state).
  */
 #ifndef FTRING_RB_H

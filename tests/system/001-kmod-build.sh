@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The ftring module builds warning-free against the kernel headers (`make module`),
+# The ftring module builds warning-free against the kernel headers (`make module`, and
+# `make module-6.12` for Debian 12's 6.12 kernel),
 # and the module sources pass checkpatch --strict. Rule types are waived only where
 # the file's purpose requires them, each with its reason below.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -20,6 +21,22 @@ else
 	else
 		t_fail kmod-build "make module failed: $(tail -n 5 "$log")"
 	fi
+	# A probe whose prototype no longer matches its tracepoint's TP_PROTO must fail the
+	# build (kmod/probes.c ftring_probe_types()), not be called with wrong arguments:
+	# a copy of the sources with softirq_entry's argument widened.
+	pd=$TOP/build/kmod-proto
+	rm -rf "$pd" && mkdir -p "$pd/kmod" "$pd/common"
+	cp Kbuild "$pd/" && cp kmod/Kbuild kmod/*.[ch] "$pd/kmod/" && cp common/*.h "$pd/common/"
+	sed -i 's/^static void probe_softirq_entry(void \*data, unsigned int vec)$/static void probe_softirq_entry(void *data, unsigned long vec)/' \
+		"$pd/kmod/probes.c"
+	if ! grep -q 'probe_softirq_entry(void \*data, unsigned long vec)' "$pd/kmod/probes.c"; then
+		t_fail kmod-build.probe-prototype-checked "could not change the probe in the copy"
+	elif make -s -C "$kdir" M="$pd" modules >"$log" 2>&1; then
+		t_fail kmod-build.probe-prototype-checked "a wrong probe prototype built"
+	else
+		t_check kmod-build.probe-prototype-checked grep -q 'incompatible.pointer.type' "$log"
+	fi
+	rm -rf "$pd"
 	# A big-endian kernel would get unreadable pages: the build must refuse it, with
 	# a reason (the flag plays a big-endian kernel's config for the preprocessor).
 	make -s -C "$kdir" M="$TOP" KCFLAGS=-DCONFIG_CPU_BIG_ENDIAN kmod/rb_alloc.o \
@@ -27,6 +44,25 @@ else
 	t_check kmod-build.big-endian-refused \
 		grep -q 'error: #error "ftring: big-endian kernels are not supported' "$log"
 	rm -f "$log" kmod/rb_alloc.o kmod/.rb_alloc.o.cmd
+fi
+
+# The same module for Debian 12's 6.12 kernel: warning-free too (version differences
+# live in kmod/compat.h only).
+kdir612=$(scripts/kdir 6.12)
+if [ ! -d "$kdir612" ]; then
+	t_fail kmod-build-6.12 "no 6.12 kernel headers (scripts/setup-deps installs them)"
+else
+	log=$(mktemp)
+	if make -s module-6.12 >"$log" 2>&1; then
+		t_ok kmod-build-6.12
+		t_eq kmod-build-6.12.no-warnings "$(grep -E 'warning:|error:|undefined!' "$log" | head -n 3)" ""
+		t_eq kmod-build-6.12.vermagic \
+			"$(modinfo -F vermagic build/kmod-6.12/kmod/ftring.ko | cut -d' ' -f1)" \
+			"${kdir612#/usr/src/linux-headers-}"
+	else
+		t_fail kmod-build-6.12 "make module-6.12 failed: $(tail -n 5 "$log")"
+	fi
+	rm -f "$log"
 fi
 
 cp=build/ext/checkpatch/checkpatch.pl

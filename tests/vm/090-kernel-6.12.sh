@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The guest suite again on Debian 12's 6.12 kernel (bookworm-security), with the
+# module built for it (make module-6.12): every tests/vm/NNN-*.sh below 070, each of
+# its cases reported here as 6.12.<test>.<case>. The power-cut test (070) checks the
+# recorder and ext4 against a cut, not the module, and runs on 6.1 only (7 minutes).
+# On 6.12 the guest also records with the mmap source against upstream ftrace's own
+# mmap ABI (6.10+), read back with trace-cmd on the host.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$TOP/tests/vm/lib.sh"
+
+kdir=$("$TOP/scripts/kdir" 6.12)
+kver=${kdir#/usr/src/linux-headers-}
+ko=$TOP/build/kmod-6.12/kmod/ftring.ko
+if [ ! -d "$kdir" ] || [ ! -r "/boot/vmlinuz-$kver" ]; then
+	t_fail kernel-6.12 "no Debian 6.12 kernel and headers (scripts/setup-deps installs them)"
+	t_done
+fi
+if [ ! -f "$ko" ]; then
+	t_fail kernel-6.12 "$ko not built (make module-6.12)"
+	t_done
+fi
+t_eq kernel-6.12.module-vermagic "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" "$kver"
+
+export VM_KVER=$kver FTRING_KO=$ko
+for t in "$TOP"/tests/vm/0[0-6][0-9]-*.sh; do
+	name=$(basename "$t" .sh)
+	out=$("$t" 2>&1)
+	rc=$?
+	n=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*"# SKIP"*)
+			rest=${line#ok * }; t_skip "6.12.$name.${rest%% # SKIP*}" "${rest#* # SKIP }"; n=$((n + 1)) ;;
+		"ok "*)
+			rest=${line#ok * }; t_ok "6.12.$name.$rest"; n=$((n + 1)) ;;
+		"not ok "*)
+			rest=${line#not ok * }
+			why=$(grep -m1 -F "# FAIL $rest:" <<<"$out" | sed 's/^# FAIL [^:]*: //')
+			t_fail "6.12.$name.$rest" "${why:-see below}"; n=$((n + 1)) ;;
+		esac
+	done <<<"$out"
+	if [ "$n" -eq 0 ] || { [ "$rc" -ne 0 ] && ! grep -q '^not ok' <<<"$out"; }; then
+		t_fail "6.12.$name" "exit $rc: $(tail -n 3 <<<"$out")"
+	fi
+	echo "# 6.12 $name: exit $rc"
+done
+
+# recorderd's mmap source on upstream ftrace's own buffer mapping (Linux >= 6.10)
+vm_test mmap-6.12 -c 2 --with-trace-cmd -- "$TOP/tests/vm/guest/mmap-upstream.sh"
+dat=$VM_DIR/mmap.dat
+if [ -s "$dat" ]; then
+	n=$(trace-cmd report "$dat" 2>/dev/null | grep -c 'mmap-upstream-marker')
+	t_eq 6.12.mmap.markers-in-report "$n" 200
+	t_eq 6.12.mmap.sched-switch "$(trace-cmd report "$dat" 2>/dev/null | grep -q sched_switch && echo yes)" yes
+else
+	t_fail 6.12.mmap.file "no mmap.dat from the guest"
+fi
+t_done
