@@ -135,8 +135,18 @@ fresh_run() {
 	fi
 	"$RECORDERD" export --fxt "$tmp/fresh.dat" "$tmp/fresh.fxt" >/dev/null 2>&1
 	"$DUMP" -o -v "$tmp/fresh.fxt" >"$tmp/fresh.txt" 2>/dev/null
-	n=0 missing=""
+	trace-cmd report "$tmp/fresh.dat" >"$tmp/fresh.rep" 2>/dev/null
+	n=0 missing="" unswitched=0
 	while read -r pid; do
+		# The host kernel (6.18) now and then records no sched_switch into a fresh
+		# child at all (every event it counted as read is in the file; seen with
+		# both sources): the export cannot show a switch the trace does not hold.
+		# Such a thread must still be named, and is counted apart.
+		if ! grep -q "sched_switch: .*==> [^ ]*:$pid " "$tmp/fresh.rep"; then
+			grep -q "type 7 sub 2 koid/index $pid 'fxtsleeper' process=$pid" \
+				"$tmp/fresh.txt" && unswitched=$((unswitched + 1))
+			continue
+		fi
 		if grep -q "type 7 sub 2 koid/index $pid 'fxtsleeper' process=$pid" "$tmp/fresh.txt" &&
 		   grep -q "type 8 sub 1 .* in $pid " "$tmp/fresh.txt"; then
 			n=$((n + 1))
@@ -144,10 +154,11 @@ fresh_run() {
 			missing+=" $pid"
 		fi
 	done <"$tmp/pids"
+	[ "$unswitched" -eq 0 ] || echo "# fresh: $unswitched child(ren) with no sched_switch in the trace itself"
+	n=$((n + unswitched))
 }
-# Known flake (seen twice in four CI-style runs, never reproduced by hand): sometimes
-# a thread is neither named nor scheduled. Up to three captures, each must have all
-# five; what the missed ones looked like is logged for the next look at it.
+# Up to three captures, each must have all five; what any missed one looked like is
+# logged. (The old flake here was the kernel's: see fresh_run.)
 for attempt in 1 2 3; do
 	fresh_run
 	[ "$n" -eq 5 ] && break
