@@ -497,6 +497,30 @@ FIXTURE_TEARDOWN(rb)
 		rb_cpu_free(self->w[i].buf);
 }
 
+/* The end-of-run checks of the stress test, for one buffer drained of everything. */
+static void check_accounting(struct __test_metadata *_metadata, struct writer *w)
+{
+	struct rb_cpu *buf = w->buf;
+	__u64 attempts = 0, entries, lost, overrun;
+	int s;
+
+	for (s = 0; s < NR_SRC; s++)
+		attempts += w->attempts[s];
+	entries = local_read(&buf->entries);
+	lost = rb_lost(buf);
+	overrun = local_read(&buf->overrun);
+	TH_LOG("attempts %llu entries %llu read %llu decoded %llu lost %llu overrun %llu",
+	       (unsigned long long)attempts, (unsigned long long)entries,
+	       (unsigned long long)buf->read, (unsigned long long)w->decoded,
+	       (unsigned long long)lost, (unsigned long long)overrun);
+	EXPECT_EQ(0ULL, w->bad) TH_LOG("%s", w->why);
+	EXPECT_EQ(attempts, entries + lost);
+	EXPECT_EQ(entries, buf->read + overrun);
+	EXPECT_EQ(buf->read, w->decoded);
+	EXPECT_EQ(lost + overrun, w->missed_reported + (__u64)local_read(&buf->lost_pending));
+	EXPECT_EQ(0, buf->disabled);
+}
+
 static int meta_stop;
 
 /*
@@ -527,7 +551,7 @@ TEST_F(rb, stress)
 	struct timespec t0, t;
 	__u64 total_read = 0, regrown, laps = 0;
 	pthread_t meta_th;
-	int i, s;
+	int i;
 
 	ASSERT_NE(NULL, kb);
 	for (i = 0; i < NR_WRITERS; i++) {
@@ -557,37 +581,20 @@ TEST_F(rb, stress)
 	for (i = 0; i < NR_WRITERS; i++) {
 		struct writer *w = &self->w[i];
 		struct rb_cpu *buf = w->buf;
-		__u64 attempts = 0, entries, lost, overrun;
 		int n;
 
 		/* the "CPU" is offline now: drain without IPIs */
 		for (n = 0; n < 1000000 && get_reader(w, kb, false) > 0; n++)
 			;
-		for (s = 0; s < NR_SRC; s++)
-			attempts += w->attempts[s];
-		entries = local_read(&buf->entries);
-		lost = rb_lost(buf);
-		overrun = local_read(&buf->overrun);
-		TH_LOG("cpu%d: attempts %llu (irq %llu nmi %llu) entries %llu read %llu",
-		       i, (unsigned long long)attempts,
-		       (unsigned long long)w->attempts[SRC_IRQ],
-		       (unsigned long long)w->attempts[SRC_NMI],
-		       (unsigned long long)entries, (unsigned long long)buf->read);
-		TH_LOG("cpu%d: lost %llu (full %ld busy %ld) overrun %llu missed-reported %llu",
-		       i, (unsigned long long)lost, local_read(&buf->lost_full),
-		       local_read(&buf->lost_busy), (unsigned long long)overrun,
-		       (unsigned long long)w->missed_reported);
-		EXPECT_EQ(0ULL, w->bad) TH_LOG("cpu%d: %s", i, w->why);
-		EXPECT_EQ(attempts, entries + lost);
-		EXPECT_EQ(entries, buf->read + overrun);
-		EXPECT_EQ(buf->read, w->decoded);
-		EXPECT_EQ(lost + overrun,
-			  w->missed_reported + (__u64)local_read(&buf->lost_pending));
-		EXPECT_EQ(0, buf->disabled);
+		TH_LOG("cpu%d: irq %llu nmi %llu, lost full %ld busy %ld, missed-reported %llu",
+		       i, (unsigned long long)w->attempts[SRC_IRQ],
+		       (unsigned long long)w->attempts[SRC_NMI], local_read(&buf->lost_full),
+		       local_read(&buf->lost_busy), (unsigned long long)w->missed_reported);
+		check_accounting(_metadata, w);
 		EXPECT_EQ(0ULL, w->stale_writer);
 		EXPECT_LT(1000ULL, w->attempts[SRC_IRQ] + w->attempts[SRC_NMI]);
 		if (variant->overwrite)
-			EXPECT_LT(0ULL, overrun);
+			EXPECT_LT(0ULL, (__u64)local_read(&buf->overrun));
 		if (variant->irq_burst)
 			TH_LOG("cpu%d: slow writes on the reader page that interrupts left: %llu",
 			       i, (unsigned long long)w->laps);
@@ -608,30 +615,6 @@ TEST_F(rb, stress)
 		EXPECT_LT(0ULL, regrown);
 	EXPECT_EQ(0, rb_shim_warnings);
 	kbuffer_free(kb);
-}
-
-/* The end-of-run checks of the stress test, for one buffer drained of everything. */
-static void check_accounting(struct __test_metadata *_metadata, struct writer *w)
-{
-	struct rb_cpu *buf = w->buf;
-	__u64 attempts = 0, entries, lost, overrun;
-	int s;
-
-	for (s = 0; s < NR_SRC; s++)
-		attempts += w->attempts[s];
-	entries = local_read(&buf->entries);
-	lost = rb_lost(buf);
-	overrun = local_read(&buf->overrun);
-	TH_LOG("attempts %llu entries %llu read %llu decoded %llu lost %llu overrun %llu",
-	       (unsigned long long)attempts, (unsigned long long)entries,
-	       (unsigned long long)buf->read, (unsigned long long)w->decoded,
-	       (unsigned long long)lost, (unsigned long long)overrun);
-	EXPECT_EQ(0ULL, w->bad) TH_LOG("%s", w->why);
-	EXPECT_EQ(attempts, entries + lost);
-	EXPECT_EQ(entries, buf->read + overrun);
-	EXPECT_EQ(buf->read, w->decoded);
-	EXPECT_EQ(lost + overrun, w->missed_reported + (__u64)local_read(&buf->lost_pending));
-	EXPECT_EQ(0, buf->disabled);
 }
 
 /*
