@@ -43,8 +43,19 @@ dir_syncs() {
 	strace -f -qq -e trace=fsync -o "$tmp/fsync.$1" "$RECORDERD" record -q -s splice \
 		-B "$INST" -e sched:sched_switch --sync-ms 100 --period-ms 50 "${@:2}" \
 		-o "$tmp/k-$1.dat" -- sleep 30 >/dev/null 2>&1 &
-	local pid=$!
-	sleep 1.5
+	local pid=$! i
+	# Wait for the recording to be under way (its file exists), not a fixed time: a
+	# loaded CI machine can take over a second to start a recorder under strace.
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$tmp/k-$1.dat" ] && break
+		sleep 0.1
+	done
+	# Then ~15 sync periods; with power the first fsync ends the wait early.
+	for ((i = 0; i < 15; i++)); do
+		grep -q 'fsync(' "$tmp/fsync.$1" 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 0.3
 	pkill -KILL -P $pid 2>/dev/null	# strace's child: the recorder
 	kill -KILL $pid 2>/dev/null
 	wait $pid 2>/dev/null
