@@ -7,6 +7,9 @@
  * source into one preallocated buffer and from there to the writer (compressed), or
  * straight from the source into the file at the writer's reserved offset (splice,
  * uncompressed). Nothing allocates or logs there; an error is logged once and sticks.
+ * Compressed, the writer hands full chunks to the capture's compression pool
+ * (format/chunk_pool.h): idle-priority workers compress them and the loop puts them
+ * in the file when the pool's fd says so, so moving pages never waits for zstd.
  *
  * A full CPU region is not an error of the capture: the pages the writer refused stay
  * in the batch buffer ("held") and capture_service() returns -ENOSPC until the caller
@@ -15,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,7 @@
 #include "capture.h"
 #include "trace_output.h"
 #include "util/log.h"
+#include "format/chunk_pool.h"
 #include "format/meta.h"
 #include "source/tracing.h"
 
@@ -49,6 +54,7 @@ struct capture {
 	const char			*source_name;	/* static, outlives the source */
 	unsigned int			page_size;
 	struct v7_params		wp;		/* kept for the files of rotations */
+	struct chunk_pool		*pool;		/* compresses for every file, or NULL */
 	char				*clock;		/* wp.clock */
 	int				zero_copy;	/* splice pages into the file */
 	char				*buf;		/* batch buffer */
@@ -243,11 +249,36 @@ static void capture_release(struct capture *c)
 	if (c->meta_ok)
 		meta_free(&c->meta);
 	tracing_free(c->tr);
+	chunk_pool_free(c->pool);	/* after the writers: they reaped what was theirs */
 	free(c->buf);
 	free(c->cpu);
 	free(c->clock);
 	free(c->instance);
 	free(c);
+}
+
+/*
+ * The compression workers of a zstd capture; they spill what they cannot keep up with
+ * to a spool beside the output (same filesystem, counted in its free space).
+ */
+static int start_pool(struct capture *c, const struct capture_params *p)
+{
+	char *dir;
+	int ret = 0;
+
+	if (p->comp != V7_COMP_ZSTD || p->compress_threads < 0)
+		return 0;
+	dir = strdup(c->out.path);
+	if (!dir)
+		return -ENOMEM;
+	c->pool = v7_pool_new(&c->wp, (unsigned int)p->compress_threads, dirname(dir), &ret);
+	free(dir);
+	if (!c->pool) {
+		log_err("cannot start the compression threads: %s", strerror(-ret));
+		return ret;
+	}
+	c->wp.pool = c->pool;
+	return 0;
 }
 
 struct capture *capture_start(const struct capture_params *p, int *err)
@@ -372,7 +403,8 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	wp->clock = c->clock;
 	wp->buffer_name = "";
 	wp->durable = p->durable;
-	ret = trace_output_begin(&c->out, wp, &c->meta);
+	ret = start_pool(c, p);
+	ret = ret ?: trace_output_begin(&c->out, wp, &c->meta);
 	if (ret)
 		goto fail;
 	c->period_ms = p->period_ms ? p->period_ms : DEF_PERIOD_MS;
@@ -402,6 +434,11 @@ int capture_fds(struct capture *c, struct capture_fd *fds, int max)
 
 	if (!c->running)
 		return 0;
+	if (c->pool && n < max) {
+		fds[n].fd = chunk_pool_fd(c->pool);
+		fds[n].cpu = CAPTURE_FD_CHUNKS;
+		n++;
+	}
 	for (int i = 0; i < c->ncpus && n < max; i++) {
 		int fd = c->src->ops->poll_fd ? c->src->ops->poll_fd(c->src, i) : -1;
 
@@ -424,7 +461,7 @@ int capture_timeout_ms(struct capture *c)
 }
 
 /* Refreshes the kernel's per-CPU counters from the source (when it is open). */
-static void refresh_stats(struct capture *c)
+void capture_refresh_stats(struct capture *c)
 {
 	for (int i = 0; c->src && c->src->ops->stats && i < c->ncpus; i++) {
 		struct source_cpu_stats st = { 0 };
@@ -455,7 +492,7 @@ static int sync_file(struct capture *c)
 	}
 	if (c->moved) {
 		c->moved = 0;
-		refresh_stats(c);
+		capture_refresh_stats(c);
 		trace_output_refresh(&c->out, c->src);
 	}
 	ret = v7_sync(c->out.w);
@@ -477,6 +514,15 @@ long capture_service(struct capture *c, int cpu)
 		return c->error;
 	if (!c->running)
 		return 0;
+	/* Chunks compressed meanwhile go in first: the pool's memory is bounded. */
+	if (c->pool) {
+		r = chunk_pool_reap(c->pool, cpu == CAPTURE_FD_CHUNKS ? CHUNK_POOL_FD :
+				    CHUNK_POOL_NOWAIT);
+		if (v7_error(c->out.w))
+			return fail(c, v7_error(c->out.w), -1);
+		if (cpu == CAPTURE_FD_CHUNKS)
+			return r;
+	}
 	if (cpu >= 0) {
 		if (cpu >= c->ncpus)
 			return -EINVAL;
@@ -504,7 +550,7 @@ long capture_service(struct capture *c, int cpu)
 /* Finishes the current file (trace_output_finish); the writer is gone afterwards. */
 static int finish_file(struct capture *c)
 {
-	refresh_stats(c);
+	capture_refresh_stats(c);
 	return trace_output_finish(&c->out, c->src, &c->raw_bytes, &c->file_bytes);
 }
 
@@ -651,7 +697,6 @@ int capture_rotate(struct capture *c, const char *output)
 void capture_status(struct capture *c, struct capture_status *st)
 {
 	memset(st, 0, sizeof(*st));
-	refresh_stats(c);
 	st->source = c->source_name;
 	st->page_size = c->page_size;
 	if (c->out.w)

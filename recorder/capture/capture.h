@@ -41,6 +41,8 @@ struct capture_params {
 	int			excl;		/* @output must not exist yet (never truncated) */
 	enum v7_compression	comp;
 	int			zstd_level;	/* 0 = writer default */
+	int			compress_threads; /* zstd: 0 = one per CPU (<= 8), -1 = none:
+						 * compress on the page path */
 	unsigned int		chunk_pages;	/* 0 = writer default */
 	uint64_t		region_bytes;	/* per-CPU file region, 0 = writer default */
 	unsigned int		buffer_kb;	/* per-CPU ring size to set, 0 = leave */
@@ -53,7 +55,13 @@ struct capture_params {
 	int			durable;	/* each sync survives a power cut (fdatasync) */
 };
 
-/* One fd the caller's loop polls for POLLIN; readable means "service @cpu". */
+/* capture_fd.cpu of the compression pool's fd: compressed chunks are ready. */
+#define CAPTURE_FD_CHUNKS	(-2)
+
+/*
+ * One fd the caller's loop polls for POLLIN; readable means "service @cpu" (a CPU, or
+ * CAPTURE_FD_CHUNKS: readiness that servicing always clears, never to be parked).
+ */
 struct capture_fd {
 	int	fd;
 	int	cpu;
@@ -115,7 +123,8 @@ unsigned int capture_period_ms(const struct capture *c);
 /**
  * capture_service() - move the ready pages
  * @c:		capture
- * @cpu:	the CPU whose fd was readable, or -1 for all CPUs (timer)
+ * @cpu:	the CPU whose fd was readable, -1 for all CPUs (timer), or
+ *		CAPTURE_FD_CHUNKS: only put the chunks compressed so far in the file
  *
  * Moves up to batch_pages whole pages per CPU to the writer, and syncs the file
  * when sync_ms has passed: then the pages the kernel is still filling are taken too,
@@ -189,8 +198,15 @@ int capture_drain(struct capture *c);
  */
 int capture_stop(struct capture *c);
 
-/* Fills @st (counters are refreshed from the source). */
+/*
+ * Fills @st. The kernel's per-CPU counters (entries, lost, overrun) are those of the
+ * last capture_refresh_stats(), done at each sync that moved pages and at the end:
+ * reading them costs a file read per CPU, not for every caller's tick.
+ */
 void capture_status(struct capture *c, struct capture_status *st);
+
+/* Reads the kernel's per-CPU counters now (for a status reply). */
+void capture_refresh_stats(struct capture *c);
 
 /* Frees the capture; stops it first if capture_stop() was not called. Accepts NULL. */
 void capture_free(struct capture *c);

@@ -42,7 +42,7 @@ static void on_fd(struct loop *l, int fd, uint32_t events, void *arg)
 			p->fail(p->arg, ret);
 			return;
 		}
-		if (ret == 0 && !p->parked[i]) {
+		if (ret == 0 && !p->parked[i] && p->fds[i].cpu >= 0) {
 			loop_del_fd(l, fd);
 			p->parked[i] = 1;
 			if (!p->park_armed && !loop_set_timer(l, p->park_timer, PUMP_PARK_MS))
@@ -80,8 +80,9 @@ struct capture_pump *capture_pump_start(struct loop *l, struct capture *c,
 	p->cap = c;
 	p->fail = fail;
 	p->arg = arg;
-	p->fds = calloc(st.ncpus > 0 ? (size_t)st.ncpus : 1, sizeof(*p->fds));
-	p->parked = calloc(st.ncpus > 0 ? (size_t)st.ncpus : 1, 1);
+	/* a CPU's fd each, and the compression pool's */
+	p->fds = calloc(st.ncpus > 0 ? (size_t)st.ncpus + 1 : 1, sizeof(*p->fds));
+	p->parked = calloc(st.ncpus > 0 ? (size_t)st.ncpus + 1 : 1, 1);
 	/* created disarmed: armed only while an fd is parked */
 	p->park_timer = loop_add_timer(l, 0, on_park_timer, p);
 	if (!p->fds || !p->parked || p->park_timer < 0) {
@@ -89,7 +90,7 @@ struct capture_pump *capture_pump_start(struct loop *l, struct capture *c,
 		errno = ENOMEM;
 		return NULL;
 	}
-	p->nfds = capture_fds(c, p->fds, st.ncpus);
+	p->nfds = capture_fds(c, p->fds, st.ncpus + 1);
 	for (int i = 0; i < p->nfds; i++)
 		if (loop_add_fd(l, p->fds[i].fd, EPOLLIN, on_fd, p))
 			p->parked[i] = 1;	/* the tick still services that CPU */

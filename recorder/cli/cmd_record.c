@@ -36,6 +36,8 @@ static void usage(FILE *f)
 		"  -B, --instance NAME    record tracefs instance NAME (created if missing)\n"
 		"  -c, --clock CLOCK      trace clock to use (default: leave as is)\n"
 		"      --chunk-pages N    pages per compressed chunk\n"
+		"      --compress-threads N  idle-priority threads compressing (default one\n"
+		"                         per CPU, at most 8); 0: compress while moving pages\n"
 		"      --region-mb N      per-CPU file region in MiB (default 4096)\n"
 		"      --period-ms N      timer wake-up period (default 200)\n"
 		"      --sync-ms N        make the file complete on disk every N ms (default 1000)\n"
@@ -150,7 +152,8 @@ static pid_t start_child(char **argv, const sigset_t *old)
 
 int cmd_record(int argc, char **argv)
 {
-	enum { OPT_CHUNK = 256, OPT_REGION, OPT_PERIOD, OPT_SYNC, OPT_WATERMARK, OPT_DURABILITY };
+	enum { OPT_CHUNK = 256, OPT_REGION, OPT_PERIOD, OPT_SYNC, OPT_WATERMARK, OPT_DURABILITY,
+	       OPT_THREADS };
 	static const struct option opts[] = {
 		{ "source",	 required_argument, NULL, 's' },
 		{ "event",	 required_argument, NULL, 'e' },
@@ -166,6 +169,7 @@ int cmd_record(int argc, char **argv)
 		{ "sync-ms",	 required_argument, NULL, OPT_SYNC },
 		{ "watermark",	 required_argument, NULL, OPT_WATERMARK },
 		{ "durability",	 required_argument, NULL, OPT_DURABILITY },
+		{ "compress-threads", required_argument, NULL, OPT_THREADS },
 		{ "quiet",	 no_argument,	    NULL, 'q' },
 		{ "verbose",	 no_argument,	    NULL, 'v' },
 		{ "help",	 no_argument,	    NULL, 'h' },
@@ -251,6 +255,11 @@ int cmd_record(int argc, char **argv)
 			if (cli_parse_uint("--sync-ms", optarg, 3600000, 0, &v))
 				goto bad;
 			p.sync_ms = (unsigned int)v;
+			break;
+		case OPT_THREADS:
+			if (cli_parse_uint("--compress-threads", optarg, 64, 0, &v))
+				goto bad;
+			p.compress_threads = v ? (int)v : -1;
 			break;
 		case OPT_WATERMARK:
 			if (cli_parse_uint("--watermark", optarg, 100, 0, &v))

@@ -66,6 +66,7 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 		s.ncpus = flight_ncpus(d->fl);
 		st.source = flight_source_name(d->fl);
 	} else if (d->cap) {
+		capture_refresh_stats(d->cap);
 		capture_status(d->cap, &st);
 		s.ncpus = st.ncpus;
 		s.raw_bytes += st.raw_bytes;

@@ -26,6 +26,7 @@
 
 #include "util/log.h"
 #include "util/fileio.h"
+#include "chunk_pool.h"
 #include "v7_writer_local.h"
 
 #define COPY_CHUNK	(1U << 20)
@@ -190,6 +191,11 @@ int v7_finish(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
 	for (int i = 0; !ret && cpustat && i < w->ncpus; i++)
 		if (cpustat[i])
 			ret = v7_set_cpustat(w, i, cpustat[i]);
+	/* Every chunk in the file first: the pool's too, helped along by this thread. */
+	ret = ret ?: v7w_flush_data(w);
+	if (!ret && w->in_pool)
+		chunk_pool_reap(w->pool, CHUNK_POOL_ALL);
+	ret = ret ?: w->err;
 	ret = ret ?: v7_sync(w);
 	if (ret)
 		return ret;

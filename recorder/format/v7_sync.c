@@ -34,6 +34,7 @@
 
 #include "util/log.h"
 #include "util/fileio.h"
+#include "chunk_pool.h"
 #include "v7_writer_local.h"
 
 /* Bytes of a CPU's data the reader is told about (A.9, A.10). */
@@ -225,11 +226,32 @@ out:
  *
  * Return: 0 or -errno; a write error is sticky and leaves the previous sync intact.
  */
+bool v7_unsynced(const struct v7_writer *w)
+{
+	if (w->raw_bytes != w->synced_raw || w->in_pool || w->tail_dirty ||
+	    (w->durable && !w->dir_synced))
+		return true;
+	for (int i = 0; i < w->ncpus; i++)
+		if (w->cpus[i].nr_chunks != w->cpus[i].synced_chunks)
+			return true;
+	return false;
+}
+
 int v7_sync(struct v7_writer *w)
 {
 	int ret = v7w_check_state(w, V7_ST_CAPTURE, __func__);
 
+	/* Idle: the file on disk is already what a sync would make it. */
+	if (!ret && !v7_unsynced(w))
+		return 0;
+	w->synced_raw = w->raw_bytes;
+	w->tail_dirty = false;
+
 	ret = ret ?: v7w_flush_data(w);
+	/* What the pool has compressed so far goes in; the rest waits for the next sync. */
+	if (!ret && w->in_pool)
+		chunk_pool_reap(w->pool, CHUNK_POOL_NOWAIT);
+	ret = ret ?: w->err;
 	ret = ret ?: v7w_barrier(w);
 	ret = ret ?: v7_write_counts(w);
 	ret = ret ?: v7w_write_tail(w);
@@ -267,6 +289,7 @@ int v7_set_cmdlines(struct v7_writer *w, const char *text, size_t len)
 	free(w->cmdlines);
 	w->cmdlines = copy;
 	w->cmdlines_len = text ? len : 0;
+	w->tail_dirty = true;
 	return 0;
 }
 
@@ -291,5 +314,6 @@ int v7_set_cpustat(struct v7_writer *w, int cpu, const char *text)
 	}
 	free(w->cpustat[cpu]);
 	w->cpustat[cpu] = copy;
+	w->tail_dirty = true;
 	return 0;
 }

@@ -22,7 +22,10 @@
  *
  * Not thread-safe: one thread drives a writer. The append path does no allocation:
  * each CPU has one chunk buffer (allocated with its first pages), the writer one
- * compression context and output buffer.
+ * compression context and output buffer. With a pool (chunk_pool.h) full chunks are
+ * compressed by its workers and come back, in order, through v7_chunk_done() on the
+ * driving thread: only that thread ever writes the file. The room a chunk in the pool
+ * may take is promised at submission, so admission stays exact.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +38,7 @@
 #include <unistd.h>
 
 #include "ftrace_page.h"
+#include "chunk_pool.h"
 #include "compress.h"
 #include "util/log.h"
 #include "util/fileio.h"
@@ -169,29 +173,94 @@ static int v7_write_initial(struct v7_writer *w, uint64_t *off)
 	return ret;
 }
 
-/* Compresses @n pages at @pages into one chunk appended to the CPU's region. */
-static int v7_write_chunk(struct v7_writer *w, struct v7_cpu *c, const void *pages,
-			  unsigned int n)
+/* Worst-case file bytes of one chunk of @u uncompressed bytes. */
+static uint64_t v7_chunk_worst(const struct v7_writer *w, size_t u)
 {
-	uint32_t u = n * w->ps;
-	ssize_t clen;
-	uint32_t c32;
+	return 8 + codec_bound(w->codec, u);
+}
+
+/* Appends a compressed chunk: @buf holds 8 bytes of room, then the @clen-byte frame. */
+static int v7_put_chunk(struct v7_writer *w, struct v7_cpu *c, char *buf, size_t clen,
+			uint32_t u)
+{
+	uint32_t c32 = (uint32_t)clen;
 	int ret;
 
-	clen = codec_compress(w->cctx, pages, u, w->zbuf + 8, w->zcap - 8);
-	if (clen < 0)
-		return v7w_fail(w, (int)clen, "compress");
-	c32 = (uint32_t)clen;
-	memcpy(w->zbuf, &c32, 4);
-	memcpy(w->zbuf + 4, &u, 4);
+	memcpy(buf, &c32, 4);
+	memcpy(buf + 4, &u, 4);
 	if (c->used + 8 + c32 > w->region_bytes)	/* admission control prevents it */
 		return v7w_fail(w, -EOVERFLOW, "region overflow");
-	ret = v7w_write(w, w->zbuf, 8 + c32, c->region + c->used);
+	ret = v7w_write(w, buf, 8 + c32, c->region + c->used);
 	if (ret)
 		return ret;
 	c->used += 8 + c32;
 	c->nr_chunks++;
 	return 0;
+}
+
+/* A chunk the pool compressed (chunk_pool_deliver_fn): into the file, in order. */
+static void v7_chunk_done(void *owner, int cpu, char *buf, ssize_t clen, size_t ulen)
+{
+	struct v7_writer *w = owner;
+	struct v7_cpu *c = &w->cpus[cpu];
+
+	c->promised -= v7_chunk_worst(w, ulen);
+	c->in_pool--;
+	w->in_pool--;
+	if (clen < 0)
+		v7w_fail(w, (int)clen, "compress");
+	else
+		v7_put_chunk(w, c, buf, (size_t)clen, (uint32_t)ulen);
+}
+
+struct chunk_pool *v7_pool_new(const struct v7_params *p, unsigned int workers,
+			       const char *spool_dir, int *err)
+{
+	unsigned int pages = p->chunk_pages ? p->chunk_pages : V7_DEF_CHUNK_PAGES;
+	struct chunk_pool_params cp = {
+		.codec = codec_find("zstd"),
+		.level = p->zstd_level,
+		.job_bytes = (size_t)pages * p->page_size,
+		.headroom = 8,
+		.workers = workers,
+		.spool_dir = spool_dir,
+		.deliver = v7_chunk_done,
+	};
+
+	if (p->comp != V7_COMP_ZSTD || !p->page_size || pages > 4096) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	return chunk_pool_new(&cp, err);
+}
+
+/*
+ * Compresses @n pages at @pages into one chunk appended to the CPU's region: here, or
+ * queued to the pool (which never refuses for good: when it is full, reaping makes
+ * room, compressing the oldest chunk on this thread).
+ */
+static int v7_write_chunk(struct v7_writer *w, struct v7_cpu *c, const void *pages,
+			  unsigned int n)
+{
+	uint32_t u = n * w->ps;
+	ssize_t clen;
+	int ret;
+
+	if (w->pool) {
+		while ((ret = chunk_pool_submit(w->pool, w, (int)(c - w->cpus), pages, u)) ==
+		       -EAGAIN)
+			chunk_pool_reap(w->pool, CHUNK_POOL_ROOM);
+		if (ret)
+			return v7w_fail(w, ret, "compression queue");
+		c->promised += v7_chunk_worst(w, u);
+		c->in_pool++;
+		w->in_pool++;
+		return 0;
+	}
+	clen = codec_compress(w->cctx, pages, u, w->zbuf + 8, w->zcap - 8);
+	if (clen < 0)
+		return v7w_fail(w, (int)clen, "compress");
+	return v7_put_chunk(w, c, w->zbuf, (size_t)clen, u);
 }
 
 static int v7_flush_cpu(struct v7_writer *w, struct v7_cpu *c)
@@ -225,7 +294,7 @@ static uint64_t v7_worst(const struct v7_writer *w, uint64_t p)
 	uint64_t bytes = full * w->chunk_worst;
 
 	if (rest)
-		bytes += 8 + codec_bound(w->codec, rest * w->ps);
+		bytes += v7_chunk_worst(w, rest * w->ps);
 	return bytes;
 }
 
@@ -287,7 +356,14 @@ int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n)
 		w->raw_bytes += n * w->ps;
 		return 0;
 	}
-	if (c->used + v7_worst(w, c->pending + n) > w->region_bytes)
+	/* Near the end, the worst case promised for chunks in the pool gives way to
+	 * what they really took: once per region, so waiting for them here is rare. */
+	if (c->used + c->promised + v7_worst(w, c->pending + n) > w->region_bytes &&
+	    c->in_pool)
+		chunk_pool_reap(w->pool, CHUNK_POOL_ALL);
+	if (w->err)
+		return w->err;
+	if (c->used + c->promised + v7_worst(w, c->pending + n) > w->region_bytes)
 		return -ENOSPC;
 	/* Once per CPU, on its first pages: idle CPUs of big machines cost nothing. */
 	if (!c->chunk) {
@@ -409,6 +485,7 @@ int v7_add_option(struct v7_writer *w, uint16_t id, const void *data, uint32_t l
 	o->id = id;
 	o->len = len;
 	w->nr_opts++;
+	w->tail_dirty = true;
 	return 0;
 }
 
@@ -562,6 +639,7 @@ struct v7_writer *v7_create(const struct v7_params *p, const struct trace_meta *
 	w->chunk_pages = p->chunk_pages ? p->chunk_pages : V7_DEF_CHUNK_PAGES;
 	w->slot = -1;
 	w->fail_after = -1;
+	w->pool = w->compressed ? p->pool : NULL;
 	ret = v7_alloc(w, p);
 	ret = ret ?: v7_write_initial(w, &off);
 	for (i = 0; !ret && i < 5; i++)
@@ -627,6 +705,9 @@ void v7_free(struct v7_writer *w)
 
 	if (!w)
 		return;
+	/* Nothing of ours may be delivered once we are gone. */
+	if (w->in_pool)
+		chunk_pool_reap(w->pool, CHUNK_POOL_ALL);
 	for (i = 0; w->cpus && i < w->ncpus; i++)
 		free(w->cpus[i].chunk);
 	for (i = 0; i < w->nr_opts; i++)

@@ -23,6 +23,7 @@
 #ifndef REC_V7_WRITER_H
 #define REC_V7_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -49,7 +50,22 @@ struct v7_params {
 	int			durable;	/* v7_sync also survives power loss (fdatasync) */
 	const char		*path;		/* the file's name: v7_finish() compacts it
 						 * beside it and renames; NULL = in place */
+	struct chunk_pool	*pool;		/* compressed: v7_pool_new()'s workers
+						 * compress the chunks; NULL = this thread */
 };
+
+/*
+ * A compression pool for writers made with @p (codec level, chunk and page size),
+ * @workers threads (0 = one per CPU), spilling to @spool_dir (NULL = never): with it
+ * in v7_params.pool, v7_append_pages() never waits for compression (chunk_pool.h).
+ * It may serve several writers (a rotation's old and new file) and is freed after
+ * them; the caller reaps it (chunk_pool_reap) when chunk_pool_fd() is readable so
+ * that compressed chunks reach the file between appends. NULL with *@err = -errno.
+ */
+struct chunk_pool *v7_pool_new(const struct v7_params *p, unsigned int workers,
+			       const char *spool_dir, int *err);
+
+struct chunk_pool;
 
 /* Creates the writer and writes the initial header and the metadata sections. */
 struct v7_writer *v7_create(const struct v7_params *p, const struct trace_meta *meta);
@@ -74,11 +90,19 @@ int v7_commit_pages(struct v7_writer *w, int cpu, size_t n);
 
 /*
  * Writes the partial chunk of every CPU and a valid tail; the file is then readable.
+ * With a pool, chunks still being compressed are not in it yet: the next sync has
+ * them (a chunk counts as synced once it is in the file).
  * With @durable the order is data, fdatasync, counts and tail, fdatasync, the header
  * flip, fdatasync: after a power cut at any instant the file reads back what the last
  * completed sync covered.
  */
 int v7_sync(struct v7_writer *w);
+
+/*
+ * A sync would change the file: pages or chunks came since the last one, chunks are in
+ * the pool, or the tail's texts changed. v7_sync() without it writes nothing (idle).
+ */
+bool v7_unsynced(const struct v7_writer *w);
 
 /*
  * What every tail from now on carries: the CMDLINES text (copied; NULL clears it) and

@@ -38,6 +38,8 @@ struct v7_cpu {
 	uint32_t	synced_chunks;	/* chunk count stored in the file */
 	char		*chunk;		/* pages waiting for a full chunk */
 	unsigned int	pending;	/* pages in @chunk */
+	uint64_t	promised;	/* worst-case bytes of its chunks being compressed */
+	unsigned int	in_pool;	/* its chunks being compressed */
 };
 
 struct v7_opt {
@@ -60,6 +62,8 @@ struct v7_writer {
 	uint64_t		align;		/* A, see v7_writer.c */
 	const struct codec	*codec;
 	struct codec_ctx	*cctx;
+	struct chunk_pool	*pool;		/* compresses chunks off this thread, or NULL */
+	unsigned int		in_pool;	/* chunks submitted, not delivered yet */
 	char			*zbuf;		/* 8-byte chunk header + one frame */
 	size_t			zcap;
 	size_t			chunk_worst;	/* 8 + bound of a full chunk */
@@ -83,6 +87,8 @@ struct v7_writer {
 	uint64_t		*base;		/* scratch: each CPU's data offset for a tail */
 	struct v7_cpu_extent	*ext;		/* scratch: the BUFFER option's extents */
 	uint64_t		raw_bytes;
+	uint64_t		synced_raw;	/* raw_bytes when the last sync began */
+	bool			tail_dirty;	/* the tail's texts changed since */
 	uint64_t		file_bytes;
 	long			fail_after;	/* fault injection: file updates left, -1 = off */
 };

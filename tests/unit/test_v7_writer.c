@@ -21,6 +21,7 @@
 
 #include "kselftest_harness.h"
 #include "ftrace_page.h"
+#include "format/chunk_pool.h"
 #include "format/meta.h"
 #include "format/v7_writer.h"
 #include "../lib/dat_parse.h"
@@ -39,6 +40,7 @@ struct tw {
 };
 
 static int tw_durable;		/* v7_params.durable for the next tw_open*() */
+static struct chunk_pool *tw_pool;	/* v7_params.pool for the next tw_open*() */
 
 static int tw_open_in(struct tw *t, const char *dir, enum v7_compression comp, int ncpus,
 		      unsigned int chunk_pages, uint64_t region)
@@ -71,6 +73,7 @@ static int tw_open_in(struct tw *t, const char *dir, enum v7_compression comp, i
 	p.buffer_name = "";
 	p.durable = tw_durable;
 	p.path = t->path;
+	p.pool = tw_pool;
 	t->w = v7_create(&p, &t->m);
 	return t->w ? 0 : -errno;
 }
@@ -499,6 +502,112 @@ TEST(round_trip_zstd)
 	round_trip(_metadata, V7_COMP_ZSTD, NULL);
 }
 
+/* The same file when the pool's three workers compress the chunks (no spool here:
+ * this test program wraps pwrite to simulate power cuts). */
+static struct chunk_pool *test_pool(unsigned int chunk_pages)
+{
+	struct v7_params p = {
+		.page_size = PS, .comp = V7_COMP_ZSTD, .zstd_level = 1,
+		.chunk_pages = chunk_pages,
+	};
+	struct chunk_pool *pool;
+	int err = 0;
+
+	pool = v7_pool_new(&p, 3, NULL, &err);
+	if (pool) {
+		/* the pool's own workers must be real, not a stub */
+		struct chunk_pool_stats st;
+
+		chunk_pool_stats(pool, &st);
+		if (st.workers != 3) {
+			chunk_pool_free(pool);
+			return NULL;
+		}
+	}
+	return pool;
+}
+
+TEST(round_trip_zstd_pool)
+{
+	struct chunk_pool_stats st;
+
+	tw_pool = test_pool(2);
+	ASSERT_NE(NULL, tw_pool);
+	round_trip(_metadata, V7_COMP_ZSTD, NULL);
+	chunk_pool_stats(tw_pool, &st);
+	EXPECT_GT(st.jobs, 20);
+	EXPECT_EQ(0, st.in_flight);
+	chunk_pool_free(tw_pool);
+	tw_pool = NULL;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *b = NULL;
+
+	if (f) {
+		b = malloc(64 << 20);
+		*len = b ? fread(b, 1, 64 << 20, f) : 0;
+		fclose(f);
+	}
+	return b;
+}
+
+/*
+ * The pool changes where chunks are compressed, not what is written: the finished
+ * file is the inline writer's, byte for byte, syncs in between or not. A sync covers
+ * the chunks already compressed; the ones in the pool come with a later sync.
+ */
+TEST(pool_writes_the_same_file)
+{
+	char *bytes[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+	struct rb_summary s;
+	struct tw t;
+	size_t done;
+
+	for (int with_pool = 0; with_pool < 2; with_pool++) {
+		char path[160];
+
+		tw_pool = with_pool ? test_pool(4) : NULL;
+		ASSERT_TRUE(!with_pool || tw_pool);
+		ASSERT_EQ(0, tw_open(&t, V7_COMP_ZSTD, 2, 4));
+		gen_markers(&t.g[0], 0, 0, 6000);
+		gen_markers(&t.g[1], 1, 0, 1500);
+		for (done = 0; done < t.g[0].nr; done += 5) {
+			size_t n = t.g[0].nr - done < 5 ? t.g[0].nr - done : 5;
+
+			ASSERT_EQ(0, v7_append_pages(t.w, 0, page(&t.g[0], done), n));
+			if (done % 20 == 0)
+				ASSERT_EQ(0, v7_sync(t.w));
+		}
+		ASSERT_EQ(0, v7_append_pages(t.w, 1, t.g[1].pages, t.g[1].nr));
+		ASSERT_EQ(0, v7_sync(t.w));
+		if (with_pool) {
+			/* all compressed by now: one more sync has every marker */
+			chunk_pool_reap(tw_pool, CHUNK_POOL_ALL);
+			ASSERT_EQ(0, v7_sync(t.w));
+		}
+		ASSERT_EQ(0, rb_summarize(t.path, &s));
+		EXPECT_EQ(7500, s.total);
+		EXPECT_TRUE(markers_ok(&s, 0, 6000));
+		EXPECT_TRUE(markers_ok(&s, 1, 1500));
+		rb_summary_free(&s);
+		ASSERT_EQ(0, v7_finish(t.w, NULL, 0, NULL));
+		snprintf(path, sizeof(path), "%s", t.path);
+		bytes[with_pool] = slurp(path, &len[with_pool]);
+		ASSERT_NE(NULL, bytes[with_pool]);
+		tw_close(&t, false);
+		chunk_pool_free(tw_pool);
+		tw_pool = NULL;
+	}
+	EXPECT_EQ(len[0], len[1]);
+	EXPECT_EQ(0, memcmp(bytes[0], bytes[1], len[0] < len[1] ? len[0] : len[1]));
+	free(bytes[0]);
+	free(bytes[1]);
+}
+
 TEST(round_trip_none)
 {
 	round_trip(_metadata, V7_COMP_NONE, NULL);
@@ -673,6 +782,26 @@ TEST(sync_visibility_zstd)
 TEST(sync_visibility_none)
 {
 	sync_visibility(_metadata, V7_COMP_NONE);
+}
+
+/* Idle, a sync writes nothing (no wake-up of the disk for nothing); new pages, it does. */
+TEST(idle_sync_writes_nothing)
+{
+	struct tw t;
+
+	ASSERT_EQ(0, tw_open(&t, V7_COMP_ZSTD, 1, 4));
+	gen_markers(&t.g[0], 0, 0, 300);
+	ASSERT_EQ(0, v7_append_pages(t.w, 0, t.g[0].pages, t.g[0].nr - 1));
+	EXPECT_TRUE(v7_unsynced(t.w));
+	ASSERT_EQ(0, v7_sync(t.w));
+	EXPECT_FALSE(v7_unsynced(t.w));
+	v7_fail_after(t.w, 0);		/* any file update from here fails */
+	EXPECT_EQ(0, v7_sync(t.w));
+	EXPECT_EQ(0, v7_sync(t.w));
+	ASSERT_EQ(0, v7_append_pages(t.w, 0, page(&t.g[0], t.g[0].nr - 1), 1));
+	EXPECT_TRUE(v7_unsynced(t.w));
+	EXPECT_EQ(-EIO, v7_sync(t.w));
+	tw_close(&t, false);
 }
 
 /* Many syncs alternate the tail slots: each state reads back whole and walks cleanly. */

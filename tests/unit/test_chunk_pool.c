@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recorder/format/chunk_pool.c: jobs come back compressed, whole and in submission
+ * order, from memory and from the spool; a full pool refuses and reaping makes room.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "kselftest_harness.h"
+#include "format/chunk_pool.h"
+#include "format/compress.h"
+
+#define JOB	(32 * 4096)
+#define NJOBS	200
+#define HR	8
+
+struct got {
+	int	n;
+	int	tags[NJOBS];
+	int	bad;		/* deliveries whose frame did not give the input back */
+	char	*out;
+};
+
+static struct got got;
+
+/* Job i: JOB - i*97 bytes of a pattern of i, compressible as trace pages are. */
+static size_t job_len(int i)
+{
+	return JOB - (size_t)(i % 50) * 97;
+}
+
+static void job_fill(char *p, int i)
+{
+	size_t n = job_len(i);
+
+	for (size_t k = 0; k < n; k++)
+		p[k] = (char)("0123456789abcdef"[(k / 8 + (size_t)i) % 16] ^ (k % 4096 == 0 ? i : 0));
+}
+
+static void deliver(void *owner, int tag, char *buf, ssize_t clen, size_t ulen)
+{
+	static char in[JOB];
+	size_t r;
+
+	got.tags[got.n++] = tag;
+	if (owner != &got || clen <= 0 || ulen != job_len(tag)) {
+		got.bad++;
+		return;
+	}
+	memset(buf, 0x5a, HR);		/* the headroom is ours to write */
+	r = ZSTD_decompress(got.out, JOB, buf + HR, (size_t)clen);
+	job_fill(in, tag);
+	if (ZSTD_isError(r) || r != ulen || memcmp(got.out, in, ulen))
+		got.bad++;
+}
+
+static struct chunk_pool *new_pool(unsigned int workers, unsigned int mem, unsigned int max,
+				   const char *spool)
+{
+	struct chunk_pool_params p = {
+		.codec = codec_find("zstd"),
+		.level = 1,
+		.job_bytes = JOB,
+		.headroom = HR,
+		.workers = workers,
+		.mem_jobs = mem,
+		.max_jobs = max,
+		.spool_dir = spool,
+		.deliver = deliver,
+	};
+	int err = 0;
+
+	memset(&got, 0, sizeof(got));
+	got.out = malloc(JOB);
+	return chunk_pool_new(&p, &err);
+}
+
+static void check_all_in_order(struct __test_metadata *_metadata, int n)
+{
+	EXPECT_EQ(n, got.n);
+	EXPECT_EQ(0, got.bad);
+	for (int i = 0; i < got.n; i++)
+		if (got.tags[i] != i) {
+			EXPECT_EQ(i, got.tags[i]);
+			break;
+		}
+	free(got.out);
+}
+
+/* Three workers finish out of order; delivery is in submission order all the same. */
+TEST(in_order_from_memory)
+{
+	struct chunk_pool *p = new_pool(3, 16, 64, NULL);
+	struct chunk_pool_stats st;
+	static char in[JOB];
+	long n = 0;
+
+	ASSERT_NE(NULL, p);
+	for (int i = 0; i < NJOBS; i++) {
+		job_fill(in, i);
+		while (chunk_pool_submit(p, &got, i, in, job_len(i)) == -EAGAIN)
+			n += chunk_pool_reap(p, CHUNK_POOL_ROOM);
+		n += chunk_pool_reap(p, CHUNK_POOL_NOWAIT);
+	}
+	n += chunk_pool_reap(p, CHUNK_POOL_ALL);
+	EXPECT_EQ(NJOBS, n);
+	chunk_pool_stats(p, &st);
+	EXPECT_EQ(0, st.in_flight);
+	EXPECT_EQ(NJOBS, st.jobs);
+	EXPECT_EQ(0, st.spooled);
+	EXPECT_EQ(3, st.workers);
+	chunk_pool_free(p);
+	check_all_in_order(_metadata, NJOBS);
+}
+
+/*
+ * Nothing reaped while submitting: the two memory slots stay taken, so every later job
+ * goes through the spool, and comes back from it whole and in order.
+ */
+TEST(spills_to_the_spool)
+{
+	char dir[] = "/tmp/cpool.XXXXXX";
+	struct chunk_pool_stats st;
+	struct chunk_pool *p;
+	static char in[JOB];
+	uint64_t peak;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	p = new_pool(2, 2, 64, dir);
+	ASSERT_NE(NULL, p);
+	for (int i = 0; i < 60; i++) {
+		job_fill(in, i);
+		ASSERT_EQ(0, chunk_pool_submit(p, &got, i, in, job_len(i)));
+	}
+	chunk_pool_stats(p, &st);
+	EXPECT_EQ(58, st.spooled);
+	EXPECT_GE(st.spool_peak, 58ULL * JOB);
+	peak = st.spool_peak;
+	EXPECT_EQ(60, chunk_pool_reap(p, CHUNK_POOL_ALL));
+	/* Empty again: the spool is reused from its start. */
+	for (int i = 60; i < 64; i++) {
+		job_fill(in, i);
+		ASSERT_EQ(0, chunk_pool_submit(p, &got, i, in, job_len(i)));
+	}
+	EXPECT_EQ(4, chunk_pool_reap(p, CHUNK_POOL_ALL));
+	chunk_pool_stats(p, &st);
+	EXPECT_EQ(60, st.spooled);
+	EXPECT_EQ(peak, st.spool_peak);
+	chunk_pool_free(p);
+	/* O_TMPFILE: nothing left in the directory. */
+	EXPECT_EQ(0, rmdir(dir));
+	check_all_in_order(_metadata, 64);
+}
+
+/* Memory and job slots full, no spool: refused until a reap made room, nothing lost. */
+TEST(full_refuses_then_room)
+{
+	struct chunk_pool *p = new_pool(1, 4, 4, NULL);
+	struct chunk_pool_stats st;
+	static char in[JOB];
+
+	ASSERT_NE(NULL, p);
+	for (int i = 0; i < 4; i++) {
+		job_fill(in, i);
+		ASSERT_EQ(0, chunk_pool_submit(p, &got, i, in, job_len(i)));
+	}
+	job_fill(in, 4);
+	EXPECT_EQ(-EAGAIN, chunk_pool_submit(p, &got, 4, in, job_len(4)));
+	EXPECT_GE(chunk_pool_reap(p, CHUNK_POOL_ROOM), 1);
+	EXPECT_EQ(0, chunk_pool_submit(p, &got, 4, in, job_len(4)));
+	EXPECT_EQ(-EINVAL, chunk_pool_submit(p, &got, 5, in, JOB + 1));
+	chunk_pool_reap(p, CHUNK_POOL_ALL);
+	chunk_pool_stats(p, &st);
+	EXPECT_EQ(1, st.full);
+	EXPECT_EQ(5, st.jobs);
+	chunk_pool_free(p);
+	check_all_in_order(_metadata, 5);
+}
+
+/* The fd says when a job is ready, and reaping clears it. */
+TEST(fd_readiness)
+{
+	struct chunk_pool *p = new_pool(1, 4, 8, NULL);
+	static char in[JOB];
+	uint64_t v;
+
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(-1, read(chunk_pool_fd(p), &v, sizeof(v)));
+	job_fill(in, 0);
+	ASSERT_EQ(0, chunk_pool_submit(p, &got, 0, in, job_len(0)));
+	for (int i = 0; i < 2000 && read(chunk_pool_fd(p), &v, sizeof(v)) < 0; i++)
+		usleep(1000);
+	EXPECT_EQ(1, v);
+	EXPECT_EQ(1, chunk_pool_reap(p, CHUNK_POOL_FD));
+	EXPECT_EQ(-1, read(chunk_pool_fd(p), &v, sizeof(v)));
+	chunk_pool_free(p);
+	check_all_in_order(_metadata, 1);
+}
+
+TEST_HARNESS_MAIN
