@@ -504,6 +504,16 @@ unsigned int capture_period_ms(const struct capture *c)
 	return c->period_ms;
 }
 
+unsigned int capture_sync_ms(const struct capture *c)
+{
+	return c->sync_ms;
+}
+
+int capture_unsynced(const struct capture *c)
+{
+	return c->running && c->out.w && (c->held || v7_unsynced(c->out.w));
+}
+
 long capture_service(struct capture *c, int cpu)
 {
 	uint64_t now;

@@ -120,6 +120,10 @@ int capture_timeout_ms(struct capture *c);
 /* The timer's period: how often capture_service(c, -1) should run. */
 unsigned int capture_period_ms(const struct capture *c);
 
+/* The sync interval, and whether a sync now would write anything (v7_unsynced). */
+unsigned int capture_sync_ms(const struct capture *c);
+int capture_unsynced(const struct capture *c);
+
 /**
  * capture_service() - move the ready pages
  * @c:		capture

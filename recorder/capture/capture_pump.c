@@ -13,6 +13,8 @@
  * events there. At most 100 wake-ups a second per CPU where readiness stays stale.
  */
 #define PUMP_PARK_MS	10
+/* Ticks that found nothing for this long: the tick slows down to the sync interval. */
+#define PUMP_IDLE_MS	1000
 
 struct capture_pump {
 	struct loop		*loop;
@@ -24,6 +26,8 @@ struct capture_pump {
 	char			*parked;	/* out of the loop for PUMP_PARK_MS */
 	int			park_timer;	/* loop timer id, armed while any is parked */
 	int			park_armed;
+	int			cpu_fds;	/* CPUs with a wake-up fd */
+	unsigned int		idle_ms;	/* ticks that found nothing, in ms */
 };
 
 static void unpark(struct capture_pump *p);
@@ -91,20 +95,36 @@ struct capture_pump *capture_pump_start(struct loop *l, struct capture *c,
 		return NULL;
 	}
 	p->nfds = capture_fds(c, p->fds, st.ncpus + 1);
-	for (int i = 0; i < p->nfds; i++)
+	for (int i = 0; i < p->nfds; i++) {
+		p->cpu_fds += p->fds[i].cpu >= 0;
 		if (loop_add_fd(l, p->fds[i].fd, EPOLLIN, on_fd, p))
 			p->parked[i] = 1;	/* the tick still services that CPU */
+	}
 	return p;
 }
 
-void capture_pump_tick(struct capture_pump *p)
+unsigned int capture_pump_tick(struct capture_pump *p)
 {
+	unsigned int period = capture_period_ms(p->cap);
+	struct capture_status st;
 	long ret;
 
 	unpark(p);
 	ret = capture_service(p->cap, -1);
-	if (ret < 0)
+	if (ret < 0) {
 		p->fail(p->arg, ret);
+		return period;
+	}
+	capture_status(p->cap, &st);
+	if (ret > 0 || capture_unsynced(p->cap) || p->cpu_fds < st.ncpus) {
+		p->idle_ms = 0;
+		return period;
+	}
+	if (p->idle_ms < PUMP_IDLE_MS)
+		p->idle_ms += period;
+	if (p->idle_ms < PUMP_IDLE_MS || capture_sync_ms(p->cap) < period)
+		return period;
+	return capture_sync_ms(p->cap);
 }
 
 void capture_pump_stop(struct capture_pump *p)

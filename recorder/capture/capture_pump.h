@@ -24,8 +24,14 @@ typedef void (*capture_pump_fail_fn)(void *arg, long err);
 struct capture_pump *capture_pump_start(struct loop *l, struct capture *c,
 					capture_pump_fail_fn fail, void *arg);
 
-/* The periodic run: un-parks every fd, services every CPU (and syncs when due). */
-void capture_pump_tick(struct capture_pump *p);
+/*
+ * The periodic run: un-parks every fd, services every CPU (and syncs when due).
+ * Return: the period the caller's timer should have from now on: the capture's period,
+ * or, once a second of ticks found nothing to move and nothing to sync while every CPU
+ * has a wake-up fd, the sync interval (an idle recorder then wakes once per sync_ms,
+ * and that wake-up writes nothing; a wake-up fd brings data in meanwhile).
+ */
+unsigned int capture_pump_tick(struct capture_pump *p);
 
 /* Stops watching and frees. Accepts NULL. */
 void capture_pump_stop(struct capture_pump *p);

@@ -98,6 +98,8 @@ static void summary(struct capture *c, const char *output, double startup)
 struct record_run {
 	struct loop		*loop;
 	struct capture_pump	*pump;
+	int			tick_id;
+	unsigned int		tick_ms;	/* the tick timer's period now */
 	pid_t			child;
 	int			child_status;
 	int			err;		/* the capture's -errno that ended it */
@@ -125,8 +127,11 @@ static void on_signal(struct loop *l, int signo, void *arg)
 static void on_tick(struct loop *l, uint64_t n, void *arg)
 {
 	struct record_run *r = arg;
+	unsigned int next = capture_pump_tick(r->pump);
 
-	capture_pump_tick(r->pump);
+	/* idle: slower ticks (capture_pump.h) */
+	if (r->pump && next != r->tick_ms && !loop_set_timer(l, r->tick_id, next))
+		r->tick_ms = next;
 }
 
 static void on_capture_error(void *arg, long err)
@@ -310,7 +315,9 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	r.pump = capture_pump_start(r.loop, c, on_capture_error, &r);
-	ret = r.pump ? loop_add_timer(r.loop, capture_period_ms(c), on_tick, &r) : -ENOMEM;
+	r.tick_ms = capture_period_ms(c);
+	ret = r.pump ? loop_add_timer(r.loop, r.tick_ms, on_tick, &r) : -ENOMEM;
+	r.tick_id = ret;
 	if (ret < 0)
 		log_err("cannot set up the event loop: %s", strerror(-ret));
 	else

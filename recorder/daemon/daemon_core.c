@@ -61,19 +61,29 @@ void dmn_set_error(struct recd *d, const char *what, int err)
 	log_err("%s", d->last_err);
 }
 
+void dmn_set_tick(struct recd *d, unsigned int ms)
+{
+	if (ms != d->tick_ms && !loop_set_timer(d->loop, d->tick_id, ms))
+		d->tick_ms = ms;
+}
+
 static void on_tick(struct loop *l, uint64_t n, void *arg)
 {
 	struct recd *d = arg;
 
 	if ((!d->cap && !d->fl) || d->state != CTL_STATE_RUNNING)
 		return;
+	d->tick_ms_acc += n * d->tick_ms;
 	if (d->cfg.mode == CONFIG_MODE_STREAM) {
+		unsigned int next = d->cfg.period_ms;
+
 		if (d->pump)
-			capture_pump_tick(d->pump);
+			next = capture_pump_tick(d->pump);
 		if (d->cap && d->state == CTL_STATE_RUNNING)
 			dmn_check_rotation(d);
+		/* Idle, the pump asks for slower ticks (capture_pump.h). */
+		dmn_set_tick(d, d->pump ? next : d->cfg.period_ms);
 	}
-	d->tick_ms_acc += n * d->cfg.period_ms;
 	if (d->tick_ms_acc >= HOUSEKEEP_MS && d->state == CTL_STATE_RUNNING) {
 		d->tick_ms_acc = 0;
 		dmn_housekeep(d);
@@ -183,6 +193,7 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 		goto fail;
 	}
 	d->tick_id = loop_add_timer(d->loop, d->cfg.period_ms, on_tick, d);
+	d->tick_ms = d->cfg.period_ms;
 	wd = d->cfg.watchdog_ms ? d->cfg.watchdog_ms : daemon_watchdog_ms();
 	if (d->tick_id < 0 || (wd && loop_add_timer(d->loop, wd, on_watchdog, d) < 0)) {
 		snprintf(msg, sizeof(msg), "recorderd: cannot create timers");

@@ -343,7 +343,7 @@ static int restart_or_fall_back(struct recd *d, struct rec_config *old, int rest
 	config_free(&d->cfg);
 	config_copy(&d->cfg, old);
 	log_max_level = d->cfg.log_level;
-	loop_set_timer(d->loop, d->tick_id, d->cfg.period_ms);
+	dmn_set_tick(d, d->cfg.period_ms);
 	if (d->cfg.mode == CONFIG_MODE_FLIGHT && strcmp(d->cfg.source, "kmod")) {
 		d->fl = flight_start(&d->cfg, &ret);
 		if (d->fl)
@@ -373,7 +373,7 @@ int dmn_reload(struct recd *d, char *msg, size_t len)
 	config_free(&d->cfg);
 	d->cfg = nc;
 	log_max_level = d->cfg.log_level;
-	loop_set_timer(d->loop, d->tick_id, d->cfg.period_ms);
+	dmn_set_tick(d, d->cfg.period_ms);
 	ret = 0;
 	if (restart && (d->fl || d->cap))
 		ret = restart_or_fall_back(d, &old, restart, why, sizeof(why));

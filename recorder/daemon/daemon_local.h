@@ -40,6 +40,7 @@ struct recd {
 	struct flight			*fl;		/* flight mode on tracefs */
 	struct capture_pump		*pump;		/* stream mode: moves the pages */
 	int				tick_id;
+	unsigned int			tick_ms;	/* its period now: longer when idle */
 	uint64_t			tick_ms_acc;
 	char				cur[PATH_MAX];	/* file being written */
 	int				keep_fd;	/* O_RDONLY on it: notices removal */
@@ -61,6 +62,8 @@ uint64_t dmn_mono_ns(void);
 /* Logs "@what: strerror(-@err)" and keeps it for status. */
 void dmn_set_error(struct recd *d, const char *what, int err);
 void dmn_arm_stop_timeout(struct recd *d);
+/* The tick timer's period (the pump slows it down when idle). */
+void dmn_set_tick(struct recd *d, unsigned int ms);
 
 /* daemon_files.c */
 void dmn_after_crash(struct recd *d);
