@@ -75,6 +75,8 @@ struct capture {
 	uint64_t			done_file;
 	unsigned int			rotations;
 	int				moved;		/* pages moved since the last sync */
+	uint64_t			resync_at;	/* sync again once the pool delivered
+							 * this many jobs (0: no) */
 	int				excl;		/* files must not exist yet */
 	int				gid;		/* their group, 0 = ours */
 	double				seconds;
@@ -496,6 +498,33 @@ static int sync_file(struct capture *c)
 		trace_output_refresh(&c->out, c->src);
 	}
 	ret = v7_sync(c->out.w);
+	if (ret)
+		return fail(c, ret, -1);
+	/*
+	 * The chunks this sync handed to the pool (the partly written pages among them)
+	 * are synced as soon as they are compressed, not a whole sync_ms later: so the
+	 * promise stays "what was written sync_ms + period_ms ago is on disk".
+	 */
+	if (c->pool) {
+		struct chunk_pool_stats st;
+
+		chunk_pool_stats(c->pool, &st);
+		c->resync_at = st.in_flight ? st.jobs : 0;
+	}
+	return 0;
+}
+
+/* The follow-up of a sync, once the pool delivered every chunk the sync submitted. */
+static int resync(struct capture *c)
+{
+	struct chunk_pool_stats st;
+	int ret;
+
+	chunk_pool_stats(c->pool, &st);
+	if (!c->resync_at || st.jobs - st.in_flight < c->resync_at)
+		return 0;
+	c->resync_at = 0;
+	ret = v7_sync(c->out.w);
 	return ret ? fail(c, ret, -1) : 0;
 }
 
@@ -504,9 +533,13 @@ unsigned int capture_period_ms(const struct capture *c)
 	return c->period_ms;
 }
 
-unsigned int capture_sync_ms(const struct capture *c)
+unsigned int capture_ms_to_sync(const struct capture *c)
 {
-	return c->sync_ms;
+	uint64_t now = now_ns();
+
+	if (now >= c->next_sync_ns)
+		return 1;
+	return (unsigned int)((c->next_sync_ns - now + 999999) / 1000000);
 }
 
 int capture_unsynced(const struct capture *c)
@@ -530,6 +563,9 @@ long capture_service(struct capture *c, int cpu)
 				    CHUNK_POOL_NOWAIT);
 		if (v7_error(c->out.w))
 			return fail(c, v7_error(c->out.w), -1);
+		ret = resync(c);
+		if (ret)
+			return ret;
 		if (cpu == CAPTURE_FD_CHUNKS)
 			return r;
 	}
@@ -701,6 +737,7 @@ int capture_rotate(struct capture *c, const char *output)
 	if (ret && ret != -ENOSPC)
 		return fail(c, ret, c->held_cpu);
 	c->next_sync_ns = now_ns() + c->sync_ms * 1000000ULL;
+	c->resync_at = 0;
 	return 0;
 }
 

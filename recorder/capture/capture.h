@@ -120,8 +120,9 @@ int capture_timeout_ms(struct capture *c);
 /* The timer's period: how often capture_service(c, -1) should run. */
 unsigned int capture_period_ms(const struct capture *c);
 
-/* The sync interval, and whether a sync now would write anything (v7_unsynced). */
-unsigned int capture_sync_ms(const struct capture *c);
+/* Milliseconds until the next sync is due (>= 1), and whether a sync now would write
+ * anything (v7_unsynced). */
+unsigned int capture_ms_to_sync(const struct capture *c);
 int capture_unsynced(const struct capture *c);
 
 /**

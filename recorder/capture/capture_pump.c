@@ -105,7 +105,7 @@ struct capture_pump *capture_pump_start(struct loop *l, struct capture *c,
 
 unsigned int capture_pump_tick(struct capture_pump *p)
 {
-	unsigned int period = capture_period_ms(p->cap);
+	unsigned int period = capture_period_ms(p->cap), next;
 	struct capture_status st;
 	long ret;
 
@@ -122,9 +122,11 @@ unsigned int capture_pump_tick(struct capture_pump *p)
 	}
 	if (p->idle_ms < PUMP_IDLE_MS)
 		p->idle_ms += period;
-	if (p->idle_ms < PUMP_IDLE_MS || capture_sync_ms(p->cap) < period)
+	if (p->idle_ms < PUMP_IDLE_MS)
 		return period;
-	return capture_sync_ms(p->cap);
+	/* Wake when the next sync is due (it takes what came in below the watermark). */
+	next = capture_ms_to_sync(p->cap);
+	return next > period ? next : period;
 }
 
 void capture_pump_stop(struct capture_pump *p)

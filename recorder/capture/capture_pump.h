@@ -28,8 +28,8 @@ struct capture_pump *capture_pump_start(struct loop *l, struct capture *c,
  * The periodic run: un-parks every fd, services every CPU (and syncs when due).
  * Return: the period the caller's timer should have from now on: the capture's period,
  * or, once a second of ticks found nothing to move and nothing to sync while every CPU
- * has a wake-up fd, the sync interval (an idle recorder then wakes once per sync_ms,
- * and that wake-up writes nothing; a wake-up fd brings data in meanwhile).
+ * has a wake-up fd, the time to the next sync (an idle recorder then wakes once per
+ * sync_ms, and that wake-up writes nothing; a wake-up fd brings data in meanwhile).
  */
 unsigned int capture_pump_tick(struct capture_pump *p);
 

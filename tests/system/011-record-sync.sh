@@ -96,6 +96,30 @@ t_eq "live copy: their task is named (CMDLINES at every sync)" \
 	"$(grep 'tracing_mark_write: fill' "$tmp/copy.txt" | grep -c '^ *<\.\.\.>-')" 0
 t_check "live copy: the task's names come from the file" \
 	grep -qE '^ *(syncmarker|bash|taskset)-[0-9]+ .*tracing_mark_write: fill' "$tmp/copy.txt"
+# The promise of a sync, timed: a marker written at any phase of the sync period is on
+# disk sync_ms + period_ms later (+ 400 ms of slack), also when the recorder was idle
+# (slow ticks) and compression runs in its threads (the chunks a sync hands them are
+# synced once compressed, not one sync later).
+"$RECORDERD" record -q -s splice -B "$INST" --sync-ms 1000 --period-ms 100 \
+	-o "$tmp/lat.dat" -- sleep 30 >"$tmp/lat.log" 2>&1 &
+rec=$!
+for ((i = 0; i < 100; i++)); do
+	[ -e "$T/instances/$INST/trace_marker" ] && [ -s "$tmp/lat.dat" ] && break
+	sleep 0.1
+done
+sleep 2.5		# idle: the tick has slowed down
+late=0
+for phase in 0 0.3 0.6 0.9; do
+	sleep "$phase"
+	echo "latency $phase" >"$T/instances/$INST/trace_marker"
+	sleep 1.5
+	cp --sparse=always "$tmp/lat.dat" "$tmp/lat-copy.dat"
+	trace-cmd report "$tmp/lat-copy.dat" 2>/dev/null | grep -q "latency $phase\$" ||
+		late=$((late + 1))
+done
+kill -INT $rec
+wait $rec
+t_eq "a marker is on disk sync_ms + period_ms after it was written (4 phases)" "$late" 0
 t_check "finished file: no stray .finishing left" \
 	test -z "$(ls -A "$tmp" | grep finishing)"
 t_done
