@@ -39,6 +39,8 @@
 /* Spilling stops while less than this is free: the trace file itself needs the room. */
 #define SPOOL_RESERVE	(64ULL << 20)
 #define BY_REAPER	(-1)	/* cp_job.by: the reaping thread compresses it */
+#define BY_NOBODY	(-2)	/* cp_job.by: queued, not taken yet */
+#define BOOST_RETRY_MS	5	/* a wait looks again (and boosts again) this often */
 
 enum job_state { JOB_FREE, JOB_QUEUED, JOB_BUSY, JOB_DONE };
 
@@ -88,6 +90,7 @@ struct chunk_pool {
 	unsigned int		nfree;
 	int			spool_fd;	/* -2: none */
 	bool			spool_full;	/* a spill failed: memory only until it empties */
+	bool			spool_fd_bad;	/* it could not be emptied: never again */
 	uint64_t		spool_end;
 	size_t			extent;		/* spool bytes per job */
 	unsigned int		spooled;	/* spooled jobs in flight */
@@ -95,6 +98,7 @@ struct chunk_pool {
 	struct cp_worker	*workers;
 	unsigned int		nworkers;
 	struct cp_worker	self;		/* the reaping thread's tools for helping */
+	bool			boost_warned;
 	struct chunk_pool_stats	st;
 };
 
@@ -233,10 +237,16 @@ static void boost(struct chunk_pool *p, struct cp_job *j)
 		return;
 	w = &p->workers[by];
 	tid = atomic_load(&w->tid);
-	if (!tid || atomic_exchange(&w->boosted, true))
+	if (!tid)
 		return;
-	if (sched_setscheduler(tid, SCHED_OTHER, &sp))
-		setpriority(PRIO_PROCESS, (id_t)tid, 0);
+	atomic_store(&w->boosted, true);
+	/* Needs RLIMIT_NICE >= 20 or CAP_SYS_NICE: chunk_pool_new() raises the limit. */
+	if ((sched_setscheduler(tid, SCHED_OTHER, &sp) ||
+	     setpriority(PRIO_PROCESS, (id_t)tid, 0)) && !p->boost_warned) {
+		p->boost_warned = true;
+		log_warn("cannot raise a compression thread's priority (%s): waiting for it can take long on a busy CPU",
+			 strerror(errno));
+	}
 }
 
 static int worker_tools(struct chunk_pool *p, struct cp_worker *w)
@@ -280,6 +290,22 @@ static int start_workers(struct chunk_pool *p, unsigned int n)
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return ret;
+}
+
+/*
+ * Leaving SCHED_IDLE for SCHED_OTHER at nice 0 needs RLIMIT_NICE 20 (or CAP_SYS_NICE):
+ * raised when allowed (root, CAP_SYS_RESOURCE), so that boost() works.
+ */
+static void allow_boost(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NICE, &rl) || rl.rlim_cur >= 20)
+		return;
+	rl.rlim_cur = 20;
+	if (rl.rlim_max < 20)
+		rl.rlim_max = 20;
+	setrlimit(RLIMIT_NICE, &rl);
 }
 
 static unsigned int default_workers(void)
@@ -335,6 +361,7 @@ struct chunk_pool *chunk_pool_new(const struct chunk_pool_params *par, int *err)
 		ret = -errno;
 		goto fail;
 	}
+	allow_boost();
 	ret = worker_tools(p, &p->self);
 	ret = ret ?: start_workers(p, par->workers ? par->workers : default_workers());
 	if (ret)
@@ -419,6 +446,7 @@ int chunk_pool_submit(struct chunk_pool *p, void *owner, int tag, const void *in
 	}
 	/* No worker looks at it before its token is posted. */
 	j = job_at(p, p->tail);
+	atomic_store(&j->by, BY_NOBODY);
 	j->owner = owner;
 	j->tag = tag;
 	j->ulen = len;
@@ -466,14 +494,17 @@ static void deliver_head(struct chunk_pool *p)
 	if (j->slot >= 0) {
 		p->free_slots[p->nfree++] = j->slot;
 	} else if (--p->spooled == 0) {
-		/* Empty again: the disk space goes back, the spool may be used again. */
-		if (ftruncate(p->spool_fd, 0) == 0)
-			p->spool_full = false;
+		/* Empty again: the disk space goes back. */
+		if (ftruncate(p->spool_fd, 0))
+			p->spool_fd_bad = true;
 		p->spool_end = 0;
 	} else {
 		fallocate(p->spool_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			  (off_t)j->spool_off, (off_t)p->extent);
 	}
+	/* A refused spill is tried again once the spool is empty (the disk may have room). */
+	if (!p->spooled && !p->spool_fd_bad)
+		p->spool_full = false;
 	atomic_store(&j->state, JOB_FREE);
 	p->head++;
 	atomic_store(&p->head_pub, p->head);
@@ -484,10 +515,11 @@ static bool rearm(struct chunk_pool *p)
 {
 	uint64_t v;
 
-	atomic_store(&p->notified, false);
+	/* Read, then forget: a completion in between is written again, not swallowed. */
 	if (read(p->efd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: nothing was signalled */
 	}
+	atomic_store(&p->notified, false);
 	return p->head != p->tail && atomic_load(&job_at(p, p->head)->state) == JOB_DONE;
 }
 
@@ -506,7 +538,7 @@ long chunk_pool_reap(struct chunk_pool *p, enum chunk_pool_wait wait)
 			n++;
 		}
 		if (wait == CHUNK_POOL_NOWAIT || wait == CHUNK_POOL_FD ||
-		    (wait == CHUNK_POOL_ROOM && has_room(p)) ||
+		    (wait == CHUNK_POOL_ROOM && has_room(p)) || (wait == CHUNK_POOL_ONE && n) ||
 		    p->head == p->tail)
 			break;
 		/* Waiting: compress the next queued job here rather than sleep. */
@@ -518,10 +550,13 @@ long chunk_pool_reap(struct chunk_pool *p, enum chunk_pool_wait wait)
 			p->st.helped++;
 			continue;
 		}
-		/* All taken: the head is a worker's; it runs at our priority meanwhile. */
+		/*
+		 * All taken: the head is a worker's; it runs at our priority meanwhile
+		 * (again at each pass: it may have taken the job after we looked).
+		 */
 		boost(p, job_at(p, p->head));
 		if (!rearm(p))
-			poll(&pfd, 1, -1);
+			poll(&pfd, 1, BOOST_RETRY_MS);
 	}
 	return n;
 }

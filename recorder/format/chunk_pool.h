@@ -57,6 +57,7 @@ enum chunk_pool_wait {
 	CHUNK_POOL_NOWAIT,	/* deliver what is done, return */
 	CHUNK_POOL_FD,		/* the same, when chunk_pool_fd() was readable: clears it */
 	CHUNK_POOL_ROOM,	/* until a submit would be taken */
+	CHUNK_POOL_ONE,		/* until at least one job was delivered (if any is in flight) */
 	CHUNK_POOL_ALL,		/* until nothing is in flight */
 };
 

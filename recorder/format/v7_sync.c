@@ -229,7 +229,7 @@ out:
 bool v7_unsynced(const struct v7_writer *w)
 {
 	if (w->raw_bytes != w->synced_raw || w->in_pool || w->tail_dirty ||
-	    (w->durable && !w->dir_synced))
+	    (w->durable && w->path && !w->dir_synced))
 		return true;
 	for (int i = 0; i < w->ncpus; i++)
 		if (w->cpus[i].nr_chunks != w->cpus[i].synced_chunks)
@@ -240,12 +240,11 @@ bool v7_unsynced(const struct v7_writer *w)
 int v7_sync(struct v7_writer *w)
 {
 	int ret = v7w_check_state(w, V7_ST_CAPTURE, __func__);
+	uint64_t raw = w->raw_bytes;
 
 	/* Idle: the file on disk is already what a sync would make it. */
 	if (!ret && !v7_unsynced(w))
 		return 0;
-	w->synced_raw = w->raw_bytes;
-	w->tail_dirty = false;
 
 	ret = ret ?: v7w_flush_data(w);
 	/* What the pool has compressed so far goes in; the rest waits for the next sync. */
@@ -261,6 +260,11 @@ int v7_sync(struct v7_writer *w)
 		if (ret)
 			return v7w_fail(w, ret, "fsync of the directory");
 		w->dir_synced = true;
+	}
+	if (!ret) {
+		/* Only a sync that made it counts (some tail errors do not stick). */
+		w->synced_raw = raw;
+		w->tail_dirty = false;
 	}
 	return ret;
 }

@@ -356,11 +356,13 @@ int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n)
 		w->raw_bytes += n * w->ps;
 		return 0;
 	}
-	/* Near the end, the worst case promised for chunks in the pool gives way to
-	 * what they really took: once per region, so waiting for them here is rare. */
-	if (c->used + c->promised + v7_worst(w, c->pending + n) > w->region_bytes &&
-	    c->in_pool)
-		chunk_pool_reap(w->pool, CHUNK_POOL_ALL);
+	/*
+	 * Near the end, the worst case promised for this CPU's chunks in the pool gives way
+	 * to what they really took, one delivery at a time, until the pages fit.
+	 */
+	while (c->used + c->promised + v7_worst(w, c->pending + n) > w->region_bytes &&
+	       c->in_pool && !w->err)
+		chunk_pool_reap(w->pool, CHUNK_POOL_ONE);
 	if (w->err)
 		return w->err;
 	if (c->used + c->promised + v7_worst(w, c->pending + n) > w->region_bytes)

@@ -173,6 +173,8 @@ TEST(full_refuses_then_room)
 	EXPECT_GE(chunk_pool_reap(p, CHUNK_POOL_ROOM), 1);
 	EXPECT_EQ(0, chunk_pool_submit(p, &got, 4, in, job_len(4)));
 	EXPECT_EQ(-EINVAL, chunk_pool_submit(p, &got, 5, in, JOB + 1));
+	/* ONE: waits for a delivery, and no longer than that when more are in flight */
+	EXPECT_GE(chunk_pool_reap(p, CHUNK_POOL_ONE), 1);
 	chunk_pool_reap(p, CHUNK_POOL_ALL);
 	chunk_pool_stats(p, &st);
 	EXPECT_EQ(1, st.full);
