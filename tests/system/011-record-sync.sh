@@ -72,12 +72,8 @@ t_eq "bad --durability is refused" \
 "$RECORDERD" record -q -s splice -B "$INST" --sync-ms 200 \
 	--period-ms 100 -o "$tmp/live.dat" -- sleep 30 >"$tmp/live.log" 2>&1 &
 rec=$!
-# Recording, not just set up: the instance the killed recorders above left behind
-# exists already, and the new recorder empties its buffer while it starts (its file
-# has metadata only after that) and turns tracing on last.
 for ((i = 0; i < 100; i++)); do
-	[ -s "$tmp/live.dat" ] && [ "$(cat "$T/instances/$INST/tracing_on" 2>/dev/null)" = 1 ] &&
-		break
+	[ -e "$T/instances/$INST/trace_marker" ] && break
 	sleep 0.1
 done
 sleep 0.3
