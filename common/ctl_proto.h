@@ -20,6 +20,8 @@
  *
  * Version history:
  *   1  first version: PING, STATUS, STOP, SNAPSHOT, RELOAD, ROTATE.
+ *      Later, with no change an old peer misreads: TRIGGER (an old daemon answers
+ *      BAD_COMMAND), and a 7th STATUS string (old clients read six).
  */
 #ifndef COMMON_CTL_PROTO_H
 #define COMMON_CTL_PROTO_H
@@ -60,6 +62,8 @@ enum ctl_cmd {
 	CTL_CMD_SNAPSHOT	= 4,	/* payload: output path (may be empty), no NUL */
 	CTL_CMD_RELOAD		= 5,	/* no payload; re-reads the config file */
 	CTL_CMD_ROTATE		= 6,	/* no payload; closes the file, opens the next */
+	CTL_CMD_TRIGGER		= 7,	/* payload: NAME of a command:NAME trigger, no NUL;
+					 * answer: a message text */
 	CTL_CMD_MAX			/* first unused code */
 };
 
@@ -116,7 +120,8 @@ struct ctl_status_cpu {
 /**
  * struct ctl_status_reply - STATUS answer: this, then @ncpus struct ctl_status_cpu, then
  * @strings_len bytes of NUL-terminated strings in this order: source, events (comma
- * separated), current output file, output directory, config file, last error.
+ * separated), current output file, output directory, config file, last error,
+ * triggers (a line each: "KIND:ARGS\tFIRED\tJOINED\tSUPPRESSED\tLAST FILE").
  */
 struct ctl_status_reply {
 	__u32	state;		/* enum ctl_state */

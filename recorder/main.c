@@ -16,6 +16,7 @@ static const struct cli_cmd {
 	{ "stop",	cmd_daemon,	"stop the daemon: drain the buffers, finish the files" },
 	{ "status",	cmd_daemon,	"show what the daemon records (--json for machines)" },
 	{ "snapshot",	cmd_daemon,	"write the flight recorder's buffers to a file" },
+	{ "trigger",	cmd_daemon,	"fire the flight recorder's trigger command:NAME" },
 	{ "rotate",	cmd_daemon,	"finish the daemon's current file and start the next" },
 	{ "reload",	cmd_daemon,	"re-read the daemon's config file (like SIGHUP)" },
 	{ "recover",	cmd_recover,	"check a trace.dat cut by a crash, and repair it" },

@@ -73,6 +73,9 @@ static void start_usage(FILE *f)
 "  -d, --output-dir DIR     where files go\n"
 "  -i, --instance NAME      tracefs instance to record (created if missing)\n"
 "  -m, --mode stream|flight stream to files, or keep in memory until snapshot\n"
+"  -T, --trigger KIND:ARGS  flight mode: save a file when it fires (repeatable, adds\n"
+"                           to the file's): marker:REGEX, signal:SIGSEGV,..., oom,\n"
+"                           hung-task, command:NAME (see 'recorderd trigger')\n"
 "      --durability power|process\n"
 "                           each sync survives a power cut (default), or a crash\n"
 "                           of recorderd only (no fdatasync while recording)\n"
@@ -101,6 +104,7 @@ static const struct {
 } opt_keys[] = {
 	{ 'C', "compression" }, { 'b', "buffer_kb" }, { 's', "source" }, { 'd', "output_dir" },
 	{ 'i', "instance" }, { 'm', "mode" }, { 'S', "socket" }, { 'D', "durability" },
+	{ 'T', "trigger" },
 };
 
 static int cmd_start(int argc, char **argv)
@@ -117,6 +121,7 @@ static int cmd_start(int argc, char **argv)
 		{ "set", required_argument, NULL, 'O' },
 		{ "socket", required_argument, NULL, 'S' },
 		{ "durability", required_argument, NULL, 'D' },
+		{ "trigger", required_argument, NULL, 'T' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -134,7 +139,7 @@ static int cmd_start(int argc, char **argv)
 
 	if (env_sock && *env_sock)
 		add_ov(ov, &nov, "socket", env_sock);
-	while ((o = getopt_long(argc, argv, "+c:e:C:b:s:d:i:m:O:fh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+c:e:C:b:s:d:i:m:O:T:fh", opts, NULL)) != -1) {
 		int r = 0;
 
 		switch (o) {
@@ -234,6 +239,7 @@ struct client_opts {
 	const char	*sock;
 	int		json;
 	const char	*out;
+	const char	*name;		/* the argument of `trigger` */
 	unsigned int	timeout_s;
 };
 
@@ -252,7 +258,9 @@ static int parse_client(int argc, char **argv, struct client_opts *co, const cha
 
 	memset(co, 0, sizeof(*co));
 	co->timeout_s = 60;
-	while ((o = getopt_long(argc, argv, "+o:t:h", opts, NULL)) != -1) {
+	/* With a NAME argument (extra has 'n'), options may come before or after it. */
+	while ((o = getopt_long(argc, argv, strchr(extra, 'n') ? "o:t:h" : "+o:t:h", opts,
+				NULL)) != -1) {
 		if (o == 'S') {
 			co->sock = optarg;
 		} else if (o == 'j' && strchr(extra, 'j')) {
@@ -273,7 +281,9 @@ static int parse_client(int argc, char **argv, struct client_opts *co, const cha
 			return 2;
 		}
 	}
-	if (optind < argc) {
+	if (strchr(extra, 'n') && optind == argc - 1) {
+		co->name = argv[optind++];
+	} else if (strchr(extra, 'n') || optind < argc) {
 		fprintf(stderr, "usage: recorderd %s\n", usage);
 		return 2;
 	}
@@ -370,6 +380,29 @@ static int cmd_snapshot(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_trigger(int argc, char **argv)
+{
+	static uint8_t buf[CTL_MAX_PAYLOAD];
+	struct client_opts co;
+	struct ctl_hdr h;
+	int ret = parse_client(argc, argv, &co, "n",
+			       "trigger NAME [--socket PATH]\n"
+			       "Fires the flight recorder's trigger command:NAME: its window goes "
+			       "to a trig-*.dat file.");
+
+	if (ret >= 0)
+		return ret;
+	if (!*co.name || strlen(co.name) >= 64) {
+		fprintf(stderr, "recorderd: trigger name must be 1-63 characters\n");
+		return 2;
+	}
+	ret = request(co.sock, CTL_CMD_TRIGGER, co.name, strlen(co.name), &h, buf,
+		      co.timeout_s * 1000);
+	if (!ret)
+		printf("recorderd: %.*s\n", (int)h.payload_len, (char *)buf);
+	return ret;
+}
+
 /* ---- status -------------------------------------------------------------------- */
 
 static const char *state_name(uint32_t s)
@@ -393,12 +426,58 @@ static void json_str(const char *key, const char *s, int comma)
 	printf("\"%s", comma ? ", " : "");
 }
 
+/* The triggers' lines of a status answer (ctl_proto.h), as JSON or text. */
+static void print_triggers(const char *lines, int json)
+{
+	const char *p = lines;
+	int n = 0;
+
+	if (json)
+		printf("\"triggers\": [");
+	while (*p) {
+		char f[5][4096] = { "", "", "", "", "" };
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		for (int i = 0; i < 5 && len; i++) {
+			size_t k = strcspn(p, "\t\n");
+
+			snprintf(f[i], sizeof(f[i]), "%.*s", (int)k, p);
+			p += k;
+			len = len > k ? len - k : 0;
+			if (*p == '\t') {
+				p++;
+				len--;
+			}
+		}
+		if (*p == '\n')
+			p++;
+		if (json) {
+			printf("%s{", n ? ", " : "");
+			json_str("trigger", f[0], 1);
+			printf("\"fired\": %s, \"joined\": %s, \"suppressed\": %s, ", f[1], f[2],
+			       f[3]);
+			json_str("last_file", f[4], 0);
+			printf("}");
+		} else {
+			if (!n)
+				printf("  triggers:     %-32s %6s %6s %10s  %s\n", "", "fired",
+				       "joined", "suppressed", "last file");
+			printf("    %-44s %6s %6s %10s  %s\n", f[0], f[1], f[2], f[3],
+			       *f[4] ? f[4] : "-");
+		}
+		n++;
+	}
+	if (json)
+		printf("], ");
+}
+
 static int cmd_status(int argc, char **argv)
 {
 	static uint8_t buf[CTL_MAX_PAYLOAD];
 	const struct ctl_status_reply *s = (void *)buf;
 	const struct ctl_status_cpu *cpu = (void *)(s + 1);
-	const char *str[6] = { "", "", "", "", "", "" };
+	const char *str[7] = { "", "", "", "", "", "", "" };
 	struct client_opts co;
 	struct ctl_hdr h;
 	size_t need;
@@ -420,7 +499,7 @@ static int cmd_status(int argc, char **argv)
 	}
 	p = (const char *)(cpu + s->ncpus);
 	end = p + s->strings_len;
-	for (int i = 0; i < 6 && p < end; i++) {
+	for (int i = 0; i < 7 && p < end; i++) {
 		const char *nul = memchr(p, 0, end - p);
 
 		if (!nul)
@@ -450,13 +529,15 @@ static int cmd_status(int argc, char **argv)
 		       "\"current_raw_bytes\": %llu, \"current_file_bytes\": %llu, "
 		       "\"files_done\": %u, \"snapshots\": %u, \"disk_used\": %llu, "
 		       "\"disk_budget\": %llu, \"files_deleted\": %u, \"buffer_kb\": %llu, "
-		       "\"seamless_rotate\": %s, \"cpus\": [",
+		       "\"seamless_rotate\": %s, ",
 		       (unsigned long long)s->raw_bytes, (unsigned long long)s->file_bytes, ratio,
 		       (unsigned long long)s->cur_raw_bytes,
 		       (unsigned long long)s->cur_file_bytes, s->files, s->snapshots,
 		       (unsigned long long)s->disk_used, (unsigned long long)s->disk_budget,
 		       s->deleted, (unsigned long long)s->buffer_kb,
 		       s->flags & CTL_STATUS_F_SEAMLESS_ROTATE ? "true" : "false");
+		print_triggers(str[6], 1);
+		printf("\"cpus\": [");
 		for (uint32_t i = 0; i < s->ncpus; i++)
 			printf("%s{\"cpu\": %u, \"entries\": %llu, \"overrun\": %llu, "
 			       "\"lost\": %llu, \"pages\": %llu, \"bytes\": %llu}", i ? ", " : "",
@@ -492,6 +573,7 @@ static int cmd_status(int argc, char **argv)
 	       (unsigned long long)lost, (unsigned long long)ovr);
 	if (*str[5])
 		printf("  last error:   %s\n", str[5]);
+	print_triggers(str[6], 0);
 	printf("  %4s %12s %10s %10s %10s %12s\n", "CPU", "entries", "overrun", "lost", "pages",
 	       "bytes");
 	for (uint32_t i = 0; i < s->ncpus; i++)
@@ -511,6 +593,7 @@ int cmd_daemon(int argc, char **argv)
 	} sub[] = {
 		{ "start", cmd_start }, { "stop", cmd_stop }, { "status", cmd_status },
 		{ "snapshot", cmd_snapshot }, { "reload", cmd_reload }, { "rotate", cmd_rotate },
+		{ "trigger", cmd_trigger },
 	};
 
 	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++)

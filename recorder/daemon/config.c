@@ -19,11 +19,16 @@
 
 #include "config.h"
 #include "ctl_proto.h"
+#include "trigger.h"
 #include "util/log.h"
 
 #define CONFIG_MAX_FILE		(1 << 20)
 
-enum key_type { K_STR, K_PATH, K_UINT, K_SIZE, K_SECS, K_ENUM, K_EVENTS, K_EVENT };
+_Static_assert(CONFIG_MAX_TRIGGERS == TRIGGER_MAX, "one limit for the triggers");
+
+enum key_type {
+	K_STR, K_PATH, K_UINT, K_SIZE, K_SECS, K_ENUM, K_EVENTS, K_EVENT, K_TRIGGER
+};
 
 struct key_enum {
 	const char	*name;
@@ -92,6 +97,10 @@ static const struct config_key keys[] = {
 	{ "log_level",	  K_ENUM,   F(log_level),      0, 0, levels },
 	{ "log_file",	  K_PATH,   F(log_file),       0, 0, NULL },
 	{ "group",	  K_STR,    F(group),	       0, 0, NULL },
+	{ "trigger",	  K_TRIGGER, 0,		       0, 0, NULL },
+	{ "trigger_post_ms", K_UINT, F(trigger_post_ms), 0, 600000, NULL },
+	{ "trigger_cooldown_ms", K_UINT, F(trigger_cooldown_ms), 0, 86400000, NULL },
+	{ "trigger_max_files", K_UINT, F(trigger_max_files), 1, 100000, NULL },
 };
 
 #define NKEYS	(sizeof(keys) / sizeof(keys[0]))
@@ -123,18 +132,24 @@ void config_defaults(struct rec_config *c)
 	c->stop_timeout_s = 30;
 	c->socket = strdup(CTL_SOCKET_PATH);
 	c->log_level = LOG_LVL_INFO;
+	c->trigger_post_ms = 1000;
+	c->trigger_cooldown_ms = 10000;
+	c->trigger_max_files = 20;
 }
 
-static void clear_events(struct rec_config *c)
+static void clear_lists(struct rec_config *c)
 {
 	for (int i = 0; i < c->nr_events; i++)
 		free(c->events[i]);
 	c->nr_events = 0;
+	for (int i = 0; i < c->nr_triggers; i++)
+		free(c->triggers[i]);
+	c->nr_triggers = 0;
 }
 
 void config_free(struct rec_config *c)
 {
-	clear_events(c);
+	clear_lists(c);
 	free(c->source);
 	free(c->instance);
 	free(c->output_dir);
@@ -152,6 +167,8 @@ void config_copy(struct rec_config *dst, const struct rec_config *src)
 	*dst = *src;
 	for (int i = 0; i < src->nr_events; i++)
 		dst->events[i] = xstrdup(src->events[i]);
+	for (int i = 0; i < src->nr_triggers; i++)
+		dst->triggers[i] = xstrdup(src->triggers[i]);
 	dst->source = xstrdup(src->source);
 	dst->instance = xstrdup(src->instance);
 	dst->output_dir = xstrdup(src->output_dir);
@@ -240,12 +257,33 @@ static int add_event(struct rec_config *c, const char *ev, char *err)
 	return 0;
 }
 
+/* Checked by the parser the daemon uses; repeated lines add, a duplicate is one. */
+static int add_trigger(struct rec_config *c, const char *val, char *err)
+{
+	struct trigger_spec s;
+
+	if (trigger_spec_parse(val, &s, err, CONFIG_ERR_LEN))
+		return -EINVAL;
+	trigger_spec_free(&s);
+	for (int i = 0; i < c->nr_triggers; i++)
+		if (!strcmp(c->triggers[i], val))
+			return 0;
+	if (c->nr_triggers >= CONFIG_MAX_TRIGGERS) {
+		snprintf(err, CONFIG_ERR_LEN, "more than %d triggers", CONFIG_MAX_TRIGGERS);
+		return -EINVAL;
+	}
+	c->triggers[c->nr_triggers++] = strdup(val);
+	return 0;
+}
+
 static int set_events(struct rec_config *c, const char *val, char *err)
 {
 	char *copy = strdup(val), *save = NULL, *tok;
 	int ret = 0;
 
-	clear_events(c);
+	for (int i = 0; i < c->nr_events; i++)
+		free(c->events[i]);
+	c->nr_events = 0;
 	for (tok = strtok_r(copy, ", \t", &save); tok && !ret; tok = strtok_r(NULL, ", \t", &save))
 		ret = add_event(c, tok, err);
 	free(copy);
@@ -301,6 +339,8 @@ int config_set(struct rec_config *c, const char *key, const char *val, char *err
 		return set_events(c, val, err);
 	case K_EVENT:
 		return add_event(c, val, err);
+	case K_TRIGGER:
+		return add_trigger(c, val, err);
 	case K_PATH:
 		if (val[0] != '/') {
 			snprintf(err, CONFIG_ERR_LEN, "%s: '%s' is not an absolute path", key, val);
@@ -499,6 +539,11 @@ int config_check(const struct rec_config *c, char *err)
 	if (c->disk_budget && !c->rotate_size && !c->rotate_secs) {
 		snprintf(err, CONFIG_ERR_LEN,
 			 "disk_budget needs rotate_size or rotate_time (one file can't be trimmed)");
+		return -EINVAL;
+	}
+	if (c->nr_triggers && c->mode != CONFIG_MODE_FLIGHT) {
+		snprintf(err, CONFIG_ERR_LEN, "triggers need mode = flight (in stream mode "
+			 "every event is in the files already)");
 		return -EINVAL;
 	}
 	if (c->sync_ms < c->period_ms) {

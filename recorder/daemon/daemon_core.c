@@ -143,6 +143,9 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 	d->ov = ov;
 	d->nov = nov;
 	d->keep_fd = -1;
+	d->trig.open = -1;
+	d->trig_timer = -1;
+	d->watch_timer = -1;
 	d->state = CTL_STATE_STARTING;
 	clock_gettime(CLOCK_MONOTONIC, &d->t0);
 	log_max_level = d->cfg.log_level;
@@ -199,6 +202,10 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 		snprintf(msg, sizeof(msg), "recorderd: cannot create timers");
 		goto fail;
 	}
+	if (dmn_triggers_start(d)) {
+		snprintf(msg, sizeof(msg), "recorderd: %s", d->last_err);
+		goto fail;
+	}
 	d->state = CTL_STATE_RUNNING;
 	snprintf(msg, sizeof(msg), "recorderd: capturing (pid %d, %s mode) to %s",
 		 (int)getpid(), d->cfg.mode == CONFIG_MODE_FLIGHT ? "flight" : "stream",
@@ -210,6 +217,7 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 
 	ret = loop_run(d->loop);
 
+	dmn_triggers_stop(d);
 	d->state = CTL_STATE_STOPPING;
 	daemon_notify("STOPPING=1");
 	dmn_arm_stop_timeout(d);
@@ -228,6 +236,7 @@ fail:
 	daemon_ready(ready_fd, 1, msg, NULL);
 	ret = 1;
 out:
+	dmn_triggers_stop(d);
 	if (d->cap)
 		dmn_capture_close(d);
 	flight_stop(d->fl);

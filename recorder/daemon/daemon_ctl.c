@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The daemon's control handlers (daemon_local.h), dispatched by ctl_server.c through
- * dmn_commands: ping, status, stop, snapshot, rotate, reload.
+ * dmn_commands: ping, status, stop, snapshot, rotate, reload (trigger: daemon_trigger.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,7 +58,7 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 		.flags = CTL_STATUS_F_SEAMLESS_ROTATE,
 	};
 	struct capture_status st = { 0 };
-	char events[4096];
+	char events[4096], trig[16384];
 	size_t off = 0;
 	uint32_t n = 0;
 
@@ -103,6 +103,8 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 	add_str(r, d->cfg.output_dir, &n);
 	add_str(r, d->cfg_path, &n);
 	add_str(r, d->last_err, &n);
+	dmn_triggers_status(d, trig, sizeof(trig));
+	add_str(r, trig, &n);
 	((struct ctl_status_reply *)r->buf)->strings_len = n;
 }
 
@@ -116,6 +118,7 @@ static void h_stop(void *ctx, const struct ctl_peer *peer, const void *pl, uint3
 		return;
 	}
 	log_info("stop requested by pid %d (uid %u)", peer->pid, peer->uid);
+	dmn_triggers_stop(d);
 	d->state = CTL_STATE_STOPPING;
 	daemon_notify("STOPPING=1");
 	dmn_arm_stop_timeout(d);
@@ -171,13 +174,55 @@ void dmn_flight_close(struct recd *d)
 	d->fl = NULL;
 }
 
+int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr, char *why,
+		 size_t len)
+{
+	char work[PATH_MAX];
+	uint64_t t0 = dmn_mono_ns(), raw0 = d->done_raw, file0 = d->done_file;
+
+	memset(sr, 0, sizeof(*sr));
+	if (d->fl) {
+		int ret = flight_take(d, path, sr);
+
+		if (ret) {
+			snprintf(why, len, "snapshot to %s failed: %s", path, strerror(-ret));
+			return ret;
+		}
+		goto done;
+	}
+	/*
+	 * The capture core's flight mode (the module): the work file holds the kernel
+	 * buffer once drained into it; finishing it makes it the snapshot, and the
+	 * capture goes on in the next work file.
+	 */
+	snprintf(work, sizeof(work), "%s", d->cur);
+	if (dmn_switch_file(d, "snapshot")) {
+		dmn_fail_and_quit(d, "cannot restart the flight recorder after a snapshot", -EIO);
+		snprintf(why, len, "snapshot left in %s; the capture could not restart: %s", work,
+			 d->last_err);
+		return -EIO;
+	}
+	d->snapshots++;
+	sr->raw_bytes = d->done_raw - raw0;
+	sr->file_bytes = d->done_file - file0;
+	if (rename(work, path)) {
+		snprintf(why, len, "snapshot kept in %s: rename to %s: %s", work, path,
+			 strerror(errno));
+		return -errno;
+	}
+done:
+	sr->duration_ns = dmn_mono_ns() - t0;
+	log_info("snapshot %s: %llu bytes of pages, %llu ms", path,
+		 (unsigned long long)sr->raw_bytes, (unsigned long long)(sr->duration_ns / 1000000));
+	return 0;
+}
+
 static void h_snapshot(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
 		       struct ctl_reply *r)
 {
 	struct recd *d = ctx;
 	struct ctl_snapshot_reply sr = { 0 };
-	char path[PATH_MAX], work[PATH_MAX];
-	uint64_t t0 = dmn_mono_ns(), raw0 = d->done_raw, file0 = d->done_file;
+	char path[PATH_MAX], why[PATH_MAX * 2 + 64];
 
 	if (d->cfg.mode != CONFIG_MODE_FLIGHT) {
 		ctl_reply_error(r, CTL_ST_NOT_SUPPORTED,
@@ -203,44 +248,14 @@ static void h_snapshot(void *ctx, const struct ctl_peer *peer, const void *pl, u
 		ctl_reply_error(r, CTL_ST_FAILED, "%s", d->last_err);
 		return;
 	}
-	if (d->fl) {
-		int ret = flight_take(d, path, &sr);
-
-		if (ret) {
-			ctl_reply_error(r, CTL_ST_FAILED, "snapshot to %s failed: %s", path,
-					strerror(-ret));
-			return;
-		}
-		goto done;
-	}
-	/*
-	 * The capture core's flight mode (the module): the work file holds the kernel
-	 * buffer once drained into it; finishing it makes it the snapshot, and the
-	 * capture goes on in the next work file.
-	 */
-	snprintf(work, sizeof(work), "%s", d->cur);
-	if (dmn_switch_file(d, "snapshot")) {
-		dmn_fail_and_quit(d, "cannot restart the flight recorder after a snapshot", -EIO);
-		ctl_reply_error(r, CTL_ST_FAILED, "snapshot left in %s; the capture could not "
-				"restart: %s", work, d->last_err);
+	if (dmn_snapshot(d, path, &sr, why, sizeof(why))) {
+		ctl_reply_error(r, CTL_ST_FAILED, "%s", why);
 		return;
 	}
-	d->snapshots++;
-	sr.raw_bytes = d->done_raw - raw0;
-	sr.file_bytes = d->done_file - file0;
-	if (rename(work, path)) {
-		ctl_reply_error(r, CTL_ST_FAILED, "snapshot kept in %s: rename to %s: %s", work,
-				path, strerror(errno));
-		return;
-	}
-done:
-	sr.duration_ns = dmn_mono_ns() - t0;
 	r->status = CTL_ST_OK;
 	r->len = 0;
 	ctl_reply_add(r, &sr, sizeof(sr));
 	ctl_reply_add(r, path, strlen(path) + 1);
-	log_info("snapshot %s: %llu bytes of pages, %llu ms", path,
-		 (unsigned long long)sr.raw_bytes, (unsigned long long)(sr.duration_ns / 1000000));
 }
 
 static void h_rotate(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
@@ -303,6 +318,24 @@ static void swap_str(char **a, char **b)
 
 	*a = *b;
 	*b = t;
+}
+
+static void swap_triggers(struct rec_config *a, struct rec_config *b)
+{
+	struct rec_config t;
+
+	memcpy(t.triggers, a->triggers, sizeof(t.triggers));
+	memcpy(a->triggers, b->triggers, sizeof(t.triggers));
+	memcpy(b->triggers, t.triggers, sizeof(t.triggers));
+	t.nr_triggers = a->nr_triggers;
+	a->nr_triggers = b->nr_triggers;
+	b->nr_triggers = t.nr_triggers;
+	t.trigger_post_ms = a->trigger_post_ms;
+	a->trigger_post_ms = b->trigger_post_ms;
+	b->trigger_post_ms = t.trigger_post_ms;
+	t.trigger_cooldown_ms = a->trigger_cooldown_ms;
+	a->trigger_cooldown_ms = b->trigger_cooldown_ms;
+	b->trigger_cooldown_ms = t.trigger_cooldown_ms;
 }
 
 static void keep_restart_keys(struct rec_config *nc, struct rec_config *old)
@@ -375,10 +408,23 @@ int dmn_reload(struct recd *d, char *msg, size_t len)
 	log_max_level = d->cfg.log_level;
 	dmn_set_tick(d, d->cfg.period_ms);
 	ret = 0;
+	/* An open window gets its file first; the triggers are set up anew. */
+	dmn_triggers_stop(d);
 	if (restart && (d->fl || d->cap))
 		ret = restart_or_fall_back(d, &old, restart, why, sizeof(why));
 	else
 		restart = 0;
+	if (ret != -EIO && dmn_triggers_start(d)) {
+		/* Everything else applies; the triggers stay as they were. */
+		snprintf(why, sizeof(why), "%s", d->last_err);
+		swap_triggers(&d->cfg, &old);
+		dmn_triggers_start(d);
+		config_free(&old);
+		snprintf(msg, len, "reload applied but its triggers failed, old triggers kept: %s",
+			 why);
+		log_err("%s", msg);
+		return -EINVAL;
+	}
 	config_free(&old);
 	if (ret) {
 		snprintf(msg, len, "reload failed, old configuration kept%s: %s",
@@ -415,5 +461,6 @@ const struct ctl_command dmn_commands[] = {
 	{ CTL_CMD_SNAPSHOT, 0, PATH_MAX - 1, 0, h_snapshot },
 	{ CTL_CMD_RELOAD,   0, 0,	     0, h_reload },
 	{ CTL_CMD_ROTATE,   0, 0,	     0, h_rotate },
+	{ CTL_CMD_TRIGGER,  1, TRIGGER_NAME_MAX - 1, 0, dmn_h_trigger },
 };
 const size_t dmn_nr_commands = sizeof(dmn_commands) / sizeof(dmn_commands[0]);

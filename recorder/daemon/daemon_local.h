@@ -4,7 +4,8 @@
  *   daemon_core.c   the loop: daemon_run(), the tick, the watchdog, signals;
  *   daemon_files.c  the output files: capture lifetime, rotation, the disk budget,
  *                   faults of the output directory and the disk;
- *   daemon_ctl.c    the control handlers (status, stop, snapshot, rotate, reload).
+ *   daemon_ctl.c    the control handlers (status, stop, snapshot, rotate, reload);
+ *   daemon_trigger.c the flight recorder's triggers: a hit, its window, its file.
  * Everything runs in the loop's one thread. Functions here use the dmn_ prefix.
  */
 #ifndef REC_DAEMON_LOCAL_H
@@ -22,6 +23,8 @@
 #include "ctl.h"
 #include "rotate.h"
 #include "snapshot.h"
+#include "trigger.h"
+#include "trigger_watch.h"
 
 
 #define HOUSEKEEP_MS		1000	/* directory, budget and rotation checks */
@@ -54,6 +57,13 @@ struct recd {
 	struct timespec			t0;
 	int				exit_code;
 	char				*pidfile;	/* written by us, removed at exit */
+	/* triggers (flight mode) */
+	struct trigger_set		trig;
+	struct trigger_watch		*tw;		/* kernel trigger events */
+	int				trig_timer;	/* end of the open window, -1 */
+	int				watch_timer;	/* trigger fd resting, -1 */
+	char				trig_path[PATH_MAX]; /* its file */
+	uint64_t			trig_used;	/* bytes of trigger files */
 };
 
 /* daemon_core.c */
@@ -83,5 +93,18 @@ extern const struct ctl_command dmn_commands[];
 extern const size_t dmn_nr_commands;
 int dmn_reload(struct recd *d, char *msg, size_t len);
 void dmn_flight_close(struct recd *d);
+/* A snapshot of the flight recorder into @path. 0, or -errno with @why set. */
+int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr, char *why,
+		 size_t len);
+
+/* daemon_trigger.c */
+/* Sets the triggers of d->cfg up (flight mode). 0 or -errno (logged, in last_err). */
+int dmn_triggers_start(struct recd *d);
+/* Writes an open window's file now, and stops watching. */
+void dmn_triggers_stop(struct recd *d);
+/* Status lines, one a trigger: "TEXT\tfired\tjoined\tsuppressed\tlast file\n". */
+void dmn_triggers_status(struct recd *d, char *buf, size_t len);
+void dmn_h_trigger(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
+		   struct ctl_reply *r);
 
 #endif /* REC_DAEMON_LOCAL_H */

@@ -15,6 +15,7 @@
 
 #include "util/log.h"
 #include "rotate.h"
+#include "trigger.h"
 
 int rotate_mkdir_p(const char *dir, int gid)
 {
@@ -98,12 +99,16 @@ static int older_first(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
-			  const char *current, uint64_t reserve)
+/*
+ * Deletes the files of @glob in output_dir, oldest first, while one is older than
+ * max_age, they are more than @max_files with @current (0 = no limit), or they and
+ * @current take more than @budget - @reserve (0 = no limit). @used: what is left.
+ */
+static int prune(const struct rec_config *c, const char *glob, const char *current,
+		 uint64_t budget, uint64_t reserve, unsigned int max_files, uint64_t *used_left)
 {
 	const char *cur_name = current ? strrchr(current, '/') : NULL;
 	struct old_file *files = NULL;
-	char glob[512];
 	int nr = 0, cap = 0, deleted = 0;
 	uint64_t used = 0, cur_bytes = 0;
 	time_t now = time(NULL);
@@ -111,8 +116,6 @@ int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
 	DIR *d;
 
 	cur_name = cur_name ? cur_name + 1 : current;
-	if (config_file_glob(c, glob, sizeof(glob)))
-		return -ENAMETOOLONG;
 	d = opendir(c->output_dir);
 	if (!d)
 		return -errno;
@@ -146,24 +149,50 @@ int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
 	/* Oldest first: by age (max_age), then until the rest fits (disk_budget). */
 	for (int i = 0; i < nr; i++) {
 		bool too_old = c->max_age_s && files[i].mtime.tv_sec < now - (time_t)c->max_age_s;
-		bool over = c->disk_budget &&
-			    used + cur_bytes > (c->disk_budget > reserve ? c->disk_budget - reserve : 0);
+		bool over = budget && used + cur_bytes > (budget > reserve ? budget - reserve : 0);
+		bool many = max_files && nr - i + !!cur_name > (int)max_files;
+		const char *why = too_old ? "max_age" : over ? "disk budget" : "file limit";
 
-		if (!too_old && !over)
+		if (!too_old && !over && !many)
 			break;
 		if (unlinkat(dirfd(d), files[i].name, 0)) {
-			log_warn("%s: cannot delete %s/%s: %s", too_old ? "max_age" : "disk budget",
-				 c->output_dir, files[i].name, strerror(errno));
+			log_warn("%s: cannot delete %s/%s: %s", why, c->output_dir, files[i].name,
+				 strerror(errno));
 			continue;
 		}
-		log_info("%s: deleted %s/%s (%llu bytes)", too_old ? "max_age" : "disk budget",
-			 c->output_dir, files[i].name, (unsigned long long)files[i].bytes);
+		log_info("%s: deleted %s/%s (%llu bytes)", why, c->output_dir, files[i].name,
+			 (unsigned long long)files[i].bytes);
 		used -= files[i].bytes;
 		deleted++;
 	}
 	closedir(d);
 	free(files);
-	rs->disk_used = used + cur_bytes;
-	rs->deleted += deleted;
+	*used_left = used + cur_bytes;
 	return deleted;
+}
+
+int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
+			  const char *current, uint64_t reserve)
+{
+	char glob[512];
+	int ret;
+
+	if (config_file_glob(c, glob, sizeof(glob)))
+		return -ENAMETOOLONG;
+	ret = prune(c, glob, current, c->disk_budget, reserve, 0, &rs->disk_used);
+	if (ret > 0)
+		rs->deleted += ret;
+	return ret;
+}
+
+int rotate_enforce_trigger_files(const struct rec_config *c, struct rotate_state *rs,
+				 const char *newest, uint64_t *used)
+{
+	uint64_t room = c->disk_budget > rs->disk_used ? c->disk_budget - rs->disk_used : 1;
+	int ret = prune(c, TRIGGER_FILE_GLOB, newest, c->disk_budget ? room : 0, 0,
+			c->trigger_max_files, used);
+
+	if (ret > 0)
+		rs->deleted += ret;
+	return ret;
 }

@@ -54,6 +54,15 @@ int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
 			  const char *current, uint64_t reserve);
 
 /*
+ * rotate_enforce_trigger_files() - the same for the trigger files (TRIGGER_FILE_GLOB):
+ * at most trigger_max_files with @newest (never deleted), within what the disk budget
+ * leaves beside the files of the pattern (@rs->disk_used), oldest first.
+ * @used: set to their size. Return: files deleted, or -errno.
+ */
+int rotate_enforce_trigger_files(const struct rec_config *c, struct rotate_state *rs,
+				 const char *newest, uint64_t *used);
+
+/*
  * Creates @dir and its parents (0750 whatever the umask; existing ones are left). With
  * @gid > 0 (the "group" setting) the ones it creates and @dir itself belong to that
  * group, so that its members can reach the files (and the socket) inside.

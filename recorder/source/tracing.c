@@ -91,9 +91,9 @@ char *tracing_read(const char *instance, const char *file, size_t *len)
 	return text;
 }
 
-static int write_file(struct tracing *t, const char *file, const char *val)
+int tracing_write(const char *instance, const char *file, const char *val)
 {
-	char *path = tracing_path(t->name, file);
+	char *path = tracing_path(instance, file);
 	size_t len = strlen(val);
 	ssize_t w;
 	int fd, e = 0;
@@ -115,6 +115,11 @@ static int write_file(struct tracing *t, const char *file, const char *val)
 	close(fd);
 	free(path);
 	return e;
+}
+
+static int write_file(struct tracing *t, const char *file, const char *val)
+{
+	return tracing_write(t->name, file, val);
 }
 
 static long read_number(struct tracing *t, const char *file)

@@ -61,6 +61,9 @@ char *tracing_path(const char *instance, const char *file);
  */
 int tracing_open_pipe_raw(const char *instance, int cpu);
 
+/* Writes @val to @file of @instance (NULL = top). 0 or -errno (logged). */
+int tracing_write(const char *instance, const char *file, const char *val);
+
 /* Whole content of @file of @instance (tracefs files report st_size 0), malloc'd. */
 char *tracing_read(const char *instance, const char *file, size_t *len);
 

@@ -311,6 +311,86 @@ TEST(disk_budget_deletes_oldest_of_the_pattern_only)
 	config_free(&c);
 }
 
+TEST(triggers_add_up_and_need_flight_mode)
+{
+	struct rec_config c, d;
+	char err[CONFIG_ERR_LEN] = "";
+
+	ASSERT_EQ(0, parse(&c, "mode = flight\ntrigger = signal:SIGSEGV,SIGABRT\n"
+			   "trigger = marker:^panic\ntrigger = oom\ntrigger = oom\n"
+			   "trigger_post_ms = 250\ntrigger_cooldown_ms = 0\n"
+			   "trigger_max_files = 3\n", err)) TH_LOG("%s", err);
+	ASSERT_EQ(3, c.nr_triggers);
+	EXPECT_STREQ("signal:SIGSEGV,SIGABRT", c.triggers[0]);
+	EXPECT_STREQ("marker:^panic", c.triggers[1]);
+	EXPECT_STREQ("oom", c.triggers[2]);
+	EXPECT_EQ(250, c.trigger_post_ms);
+	EXPECT_EQ(0, c.trigger_cooldown_ms);
+	EXPECT_EQ(3, c.trigger_max_files);
+	EXPECT_EQ(0, config_check(&c, err)) TH_LOG("%s", err);
+	/* the command line adds to the file's */
+	ASSERT_EQ(0, config_set(&c, "trigger", "command:up", err));
+	EXPECT_EQ(4, c.nr_triggers);
+	config_copy(&d, &c);
+	EXPECT_STREQ("command:up", d.triggers[3]);
+	config_free(&d);
+	ASSERT_EQ(0, config_set(&c, "mode", "stream", err));
+	EXPECT_EQ(-EINVAL, config_check(&c, err));
+	EXPECT_STREQ("triggers need mode = flight (in stream mode every event is in the "
+		     "files already)", err);
+	config_free(&c);
+
+	EXPECT_EQ(-EINVAL, parse(&c, "mode = flight\n\ntrigger = signal:SIGWHAT\n", err));
+	EXPECT_STREQ("test.conf:3: trigger 'signal:SIGWHAT': 'SIGWHAT' is not a signal", err);
+	config_free(&c);
+	EXPECT_EQ(-EINVAL, parse(&c, "trigger_max_files = 0\n", err));
+	config_free(&c);
+	config_defaults(&c);
+	EXPECT_EQ(1000, c.trigger_post_ms);
+	EXPECT_EQ(0, c.nr_triggers);
+	config_free(&c);
+}
+
+/* Trigger files: at most trigger_max_files, within what the budget leaves; oldest go. */
+TEST(trigger_files_are_capped)
+{
+	char dir[] = "/tmp/test_trigfiles.XXXXXX", cur[600], cmd[700], err[CONFIG_ERR_LEN];
+	struct rotate_state rs = { 0 };
+	struct rec_config c;
+	uint64_t used = 0;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	config_defaults(&c);
+	ASSERT_EQ(0, config_set(&c, "output_dir", dir, err));
+	ASSERT_EQ(0, config_set(&c, "trigger_max_files", "3", err));
+	make_file(dir, "trig-20260101-000001.000-oom.dat", 10 << 10, 1000);
+	make_file(dir, "trig-20260101-000002.000-signal-a.dat", 10 << 10, 2000);
+	make_file(dir, "trig-20260101-000003.000-command-up.dat", 10 << 10, 3000);
+	make_file(dir, "trace-20260101-000001-0000.dat", 10 << 10, 500);
+	make_file(dir, "trig-20260101-000004.000-oom.dat", 10 << 10, 4000);
+	snprintf(cur, sizeof(cur), "%s/trig-20260101-000004.000-oom.dat", dir);
+	EXPECT_EQ(1, rotate_enforce_trigger_files(&c, &rs, cur, &used));
+	EXPECT_FALSE(exists(dir, "trig-20260101-000001.000-oom.dat"));
+	EXPECT_TRUE(exists(dir, "trig-20260101-000002.000-signal-a.dat"));
+	EXPECT_TRUE(exists(dir, "trace-20260101-000001-0000.dat"));
+	EXPECT_TRUE(exists(dir, "trig-20260101-000004.000-oom.dat"));
+	EXPECT_GE(used, 30 << 10);
+	/* the budget, less what the pattern's files take, holds two of them */
+	ASSERT_EQ(0, config_set(&c, "disk_budget", "40K", err));
+	rs.disk_used = 15 << 10;
+	EXPECT_EQ(1, rotate_enforce_trigger_files(&c, &rs, cur, &used));
+	EXPECT_FALSE(exists(dir, "trig-20260101-000002.000-signal-a.dat"));
+	EXPECT_TRUE(exists(dir, "trig-20260101-000003.000-command-up.dat"));
+	EXPECT_TRUE(exists(dir, "trace-20260101-000001-0000.dat"));
+	/* the newest is never deleted */
+	ASSERT_EQ(0, config_set(&c, "disk_budget", "1K", err));
+	EXPECT_EQ(1, rotate_enforce_trigger_files(&c, &rs, cur, &used));
+	EXPECT_TRUE(exists(dir, "trig-20260101-000004.000-oom.dat"));
+	config_free(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
 /* max_age deletes the files of the pattern older than it, never the current one. */
 TEST(max_age_deletes_old_files)
 {

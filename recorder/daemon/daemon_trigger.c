@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The flight recorder's triggers (daemon_local.h). A hit that opens a window writes a
+ * record naming it into the flight recorder's ring (so the file shows where it
+ * happened), and post_ms later the ring - its whole history and the window after the
+ * hit - goes to output_dir/trig-TIME-KIND[-TASK].dat. Hits inside the window are
+ * recorded and counted in that file; hits in the cooldown after it are only counted.
+ * The trigger files are kept to trigger_max_files and to what the disk budget leaves.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ftring_abi.h"
+#include "source/tracing.h"
+#include "util/log.h"
+#include "daemon_local.h"
+
+#define WATCH_PAUSE_MS	20
+
+/* The record naming the trigger, in the flight recorder's ring. */
+static void mark(struct recd *d, const char *text)
+{
+	int fd, ret = 0;
+
+	if (d->fl) {
+		tracing_write(d->cfg.instance, "trace_marker", text);
+		return;
+	}
+	/* The capture core's flight mode records the module: its marker device. */
+	fd = open(FTRING_DEV_MARKER, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, text, strlen(text)) < 0)
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (ret)
+		log_warn("cannot write the trigger record to %s: %s", FTRING_DEV_MARKER,
+			 strerror(-ret));
+}
+
+static uint64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/* The window is over: its file. */
+static void write_window(struct recd *d)
+{
+	struct ctl_snapshot_reply sr;
+	char why[PATH_MAX * 2 + 64];
+	unsigned int hits = d->trig.hits;
+	int idx = trigger_close_window(&d->trig), ret;
+	struct trigger_spec *t;
+
+	if (d->trig_timer >= 0)
+		loop_del_timer(d->loop, d->trig_timer);
+	d->trig_timer = -1;
+	if (idx < 0)
+		return;
+	t = &d->trig.spec[idx];
+	ret = rotate_mkdir_p(d->cfg.output_dir, d->cfg.group_gid);
+	if (!ret)
+		ret = dmn_snapshot(d, d->trig_path, &sr, why, sizeof(why));
+	else
+		snprintf(why, sizeof(why), "%s: %s", d->cfg.output_dir, strerror(-ret));
+	if (ret) {
+		log_err("trigger %s: %s", t->text, why);
+		snprintf(d->last_err, sizeof(d->last_err), "trigger %.60s: %.160s", t->text,
+			 why);
+		return;
+	}
+	snprintf(t->last_file, sizeof(t->last_file), "%s", d->trig_path);
+	rotate_enforce_trigger_files(&d->cfg, &d->rs, d->trig_path, &d->trig_used);
+	log_info("trigger %s: %s; %u hit%s in %u ms, wrote %s (%llu bytes)", t->text,
+		 d->trig.detail, hits, hits == 1 ? "" : "s", d->trig.post_ms, d->trig_path,
+		 (unsigned long long)sr.file_bytes);
+}
+
+static void on_window_end(struct loop *l, uint64_t n, void *arg)
+{
+	write_window(arg);
+}
+
+/* A hit of trigger @idx. @msg (may be NULL) says what it did. */
+static void hit(struct recd *d, int idx, const char *detail, const char *who, char *msg,
+		size_t len)
+{
+	struct trigger_spec *t = &d->trig.spec[idx];
+	enum trigger_verdict v;
+	char rec[TRIGGER_DETAIL_MAX + 128], name[NAME_MAX + 1];
+
+	if (d->state != CTL_STATE_RUNNING || (!d->fl && !d->cap)) {
+		if (msg)
+			snprintf(msg, len, "not recording (%s)", d->last_err);
+		return;
+	}
+	v = trigger_hit(&d->trig, idx, detail, dmn_mono_ns());
+	if (v == TRIGGER_COOLDOWN) {
+		log_debug("trigger %s: %s: within the cooldown, counted only", t->text, detail);
+		if (msg)
+			snprintf(msg, len, "trigger %s: within trigger_cooldown_ms of the last "
+				 "file: counted, no file", t->text);
+		return;
+	}
+	snprintf(rec, sizeof(rec), TRIGGER_MARK_PREFIX "%s: %s (hit %u)", t->text, detail,
+		 d->trig.hits);
+	mark(d, rec);
+	if (v == TRIGGER_JOINED) {
+		log_info("trigger %s: %s: counted in %s", t->text, detail, d->trig_path);
+		if (msg)
+			snprintf(msg, len, "trigger %s: counted in %s (hit %u)", t->text,
+				 d->trig_path, d->trig.hits);
+		return;
+	}
+	trigger_file_name(&d->trig, idx, who, wall_ms(), name, sizeof(name));
+	snprintf(d->trig_path, sizeof(d->trig_path), "%s/%s", d->cfg.output_dir, name);
+	for (int i = 2; !access(d->trig_path, F_OK) && i < 100; i++)
+		snprintf(d->trig_path, sizeof(d->trig_path), "%s/%.*s-%d.dat",
+			 d->cfg.output_dir, (int)strlen(name) - 4, name, i);
+	log_info("trigger %s: %s: writing %s in %u ms", t->text, detail, d->trig_path,
+		 d->trig.post_ms);
+	if (msg)
+		snprintf(msg, len, "trigger %s fired: writing %s in %u ms", t->text,
+			 d->trig_path, d->trig.post_ms);
+	d->trig_timer = d->trig.post_ms ?
+			loop_add_timer(d->loop, d->trig.post_ms, on_window_end, d) : -1;
+	if (d->trig_timer < 0)
+		write_window(d);
+}
+
+static void on_line(const char *line, void *arg)
+{
+	struct recd *d = arg;
+	char detail[TRIGGER_DETAIL_MAX], who[TRIGGER_NAME_MAX];
+	int idx = trigger_match_line(&d->trig, line, detail, who);
+
+	if (idx >= 0)
+		hit(d, idx, detail, who, NULL, 0);
+}
+
+static void on_watch(struct loop *l, int fd, uint32_t events, void *arg);
+
+/* The pause is over: read what came meanwhile, and sleep on the fd again. */
+static void on_watch_pause(struct loop *l, uint64_t n, void *arg)
+{
+	struct recd *d = arg;
+	int ret;
+
+	loop_del_timer(d->loop, d->watch_timer);
+	d->watch_timer = -1;
+	ret = trigger_watch_read(d->tw, on_line, d);
+	if (ret < 0)
+		dmn_set_error(d, "reading the trigger events", ret);
+	else if (loop_add_fd(d->loop, trigger_watch_fd(d->tw), EPOLLIN, on_watch, d))
+		dmn_set_error(d, "cannot watch the trigger events", -EIO);
+}
+
+/*
+ * The kernel wakes us at each trigger event; markers can come by the hundred thousand
+ * a second, so after a read the fd rests WATCH_PAUSE_MS and what came meanwhile is
+ * read in one go: at most 1000 / WATCH_PAUSE_MS wake-ups a second, and a trigger is
+ * seen at most that much later.
+ */
+static void on_watch(struct loop *l, int fd, uint32_t events, void *arg)
+{
+	struct recd *d = arg;
+	int ret = trigger_watch_read(d->tw, on_line, d);
+
+	loop_del_fd(d->loop, fd);
+	if (ret < 0) {
+		dmn_set_error(d, "reading the trigger events", ret);
+		return;
+	}
+	d->watch_timer = loop_add_timer(d->loop, WATCH_PAUSE_MS, on_watch_pause, d);
+	if (d->watch_timer < 0)
+		dmn_set_error(d, "cannot watch the trigger events", d->watch_timer);
+}
+
+int dmn_triggers_start(struct recd *d)
+{
+	char err[CONFIG_ERR_LEN];
+	int ret;
+
+	d->trig_timer = -1;
+	d->watch_timer = -1;
+	ret = trigger_set_init(&d->trig, d->cfg.triggers, d->cfg.nr_triggers,
+			       d->cfg.trigger_post_ms, d->cfg.trigger_cooldown_ms, err,
+			       sizeof(err));
+	if (ret) {
+		snprintf(d->last_err, sizeof(d->last_err), "%s", err);
+		log_err("%s", err);
+		return ret;
+	}
+	d->tw = trigger_watch_open(&d->trig, d->cfg.instance, &ret);
+	if (!d->tw && ret) {
+		dmn_set_error(d, "cannot set the trigger events up", ret);
+		trigger_set_free(&d->trig);
+		return ret;
+	}
+	if (d->tw) {
+		ret = loop_add_fd(d->loop, trigger_watch_fd(d->tw), EPOLLIN, on_watch, d);
+		if (ret) {
+			dmn_set_error(d, "cannot watch the trigger events", ret);
+			dmn_triggers_stop(d);
+			return ret;
+		}
+	}
+	if (d->trig.n)
+		log_info("%d trigger%s armed (post %u ms, cooldown %u ms, at most %u files)",
+			 d->trig.n, d->trig.n == 1 ? "" : "s", d->trig.post_ms,
+			 d->trig.cooldown_ms, d->cfg.trigger_max_files);
+	return 0;
+}
+
+void dmn_triggers_stop(struct recd *d)
+{
+	/* A window still open: its file now, with what there is. */
+	if (d->trig.open >= 0 && (d->fl || d->cap))
+		write_window(d);
+	if (d->tw) {
+		unsigned long long missed = trigger_watch_lost(d->tw);
+
+		if (missed)
+			log_warn("%llu trigger event%s overwritten before they were read "
+				 "(triggers missed)", missed, missed == 1 ? " was" : "s were");
+		loop_del_fd(d->loop, trigger_watch_fd(d->tw));
+		if (d->watch_timer >= 0)
+			loop_del_timer(d->loop, d->watch_timer);
+		d->watch_timer = -1;
+		trigger_watch_close(d->tw);
+		d->tw = NULL;
+	}
+	trigger_set_free(&d->trig);
+	d->trig.open = -1;
+}
+
+void dmn_triggers_status(struct recd *d, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < d->trig.n && off < len; i++) {
+		const struct trigger_spec *t = &d->trig.spec[i];
+
+		off += snprintf(buf + off, len - off, "%s\t%llu\t%llu\t%llu\t%s\n", t->text,
+				(unsigned long long)t->fired, (unsigned long long)t->joined,
+				(unsigned long long)t->suppressed, t->last_file);
+	}
+}
+
+void dmn_h_trigger(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
+		   struct ctl_reply *r)
+{
+	struct recd *d = ctx;
+	char name[TRIGGER_NAME_MAX], msg[PATH_MAX + 256], detail[TRIGGER_DETAIL_MAX];
+	int idx;
+
+	if (memchr(pl, 0, len)) {
+		ctl_reply_error(r, CTL_ST_BAD_PAYLOAD, "trigger name contains a NUL byte");
+		return;
+	}
+	memcpy(name, pl, len);
+	name[len] = 0;
+	idx = trigger_match_command(&d->trig, name);
+	if (idx < 0) {
+		ctl_reply_error(r, CTL_ST_FAILED, "no trigger command:%s is configured%s", name,
+				d->cfg.mode == CONFIG_MODE_FLIGHT ? "" :
+				" (triggers need mode = flight)");
+		return;
+	}
+	snprintf(detail, sizeof(detail), "command %s from pid %d", name, (int)peer->pid);
+	hit(d, idx, detail, name, msg, sizeof(msg));
+	ctl_reply_error(r, CTL_ST_OK, "%s", msg);
+}
