@@ -28,6 +28,7 @@
 
 #include "capture.h"
 #include "trace_output.h"
+#include "util/fileio.h"
 #include "util/log.h"
 #include "format/chunk_pool.h"
 #include "format/meta.h"
@@ -283,6 +284,14 @@ static int start_pool(struct capture *c, const struct capture_params *p)
 	return 0;
 }
 
+/*
+ * Open files a capture may need: per CPU, splice holds trace_pipe_raw and a pipe's two
+ * ends; the rest (tracefs files, the output, the pool's spool and eventfd, the loop's
+ * fds) fits in the base. The usual soft limit of 1024 is too small past ~330 CPUs.
+ */
+#define FDS_PER_CPU	4
+#define FDS_BASE	64
+
 struct capture *capture_start(const struct capture_params *p, int *err)
 {
 	struct capture *c = calloc(1, sizeof(*c));
@@ -316,6 +325,10 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
+	/* Before anything is opened; where it cannot be had, EMFILE later names it. */
+	if (fio_reserve_fds(FDS_PER_CPU * (unsigned long)tracing_ncpus() + FDS_BASE))
+		log_warn("RLIMIT_NOFILE is below the %lu files %d CPUs may need",
+			 FDS_PER_CPU * (unsigned long)tracing_ncpus() + FDS_BASE, tracing_ncpus());
 	wp = &c->wp;
 	c->out.fd = -1;
 	c->instance = p->instance ? strdup(p->instance) : NULL;

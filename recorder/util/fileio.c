@@ -5,6 +5,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -118,4 +119,26 @@ int fio_open_tmp_beside(const char *path, int mode)
 	fd = open(dirname(d), O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
 	free(d);
 	return fd < 0 ? -errno : fd;
+}
+
+int fio_reserve_fds(unsigned long n)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return -errno;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= n)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < n) {
+		struct rlimit up = { .rlim_cur = n, .rlim_max = n };
+
+		/* Raising the hard limit needs CAP_SYS_RESOURCE; else up to it. */
+		if (!setrlimit(RLIMIT_NOFILE, &up))
+			return 0;
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		return -EMFILE;
+	}
+	rl.rlim_cur = n;
+	return setrlimit(RLIMIT_NOFILE, &rl) ? -errno : 0;
 }

@@ -28,4 +28,11 @@ int fio_open_tmp_beside(const char *path, int mode);
 /* fsync of the directory holding @path: its entry (a new or renamed file) is on disk. */
 int fio_sync_dir_of(const char *path);
 
+/*
+ * Makes room for @n open files (RLIMIT_NOFILE): raises the soft limit, and the hard
+ * one when allowed (root), never lowers either. 0, or -errno when the limit stays
+ * below @n (the caller goes on and may hit EMFILE).
+ */
+int fio_reserve_fds(unsigned long n);
+
 #endif /* REC_FILEIO_H */
