@@ -301,6 +301,11 @@ static int check_pattern(const char *p, char *err)
 			 "file_pattern '%s' needs %%# (sequence) or %%S so that names differ", p);
 		return -EINVAL;
 	}
+	if (!strncmp(p, "trig-", 5)) {
+		snprintf(err, CONFIG_ERR_LEN, "file_pattern '%s': names starting trig- are "
+			 "the trigger files'", p);
+		return -EINVAL;
+	}
 	if (strlen(p) < 5 || strcmp(p + strlen(p) - 4, ".dat")) {
 		snprintf(err, CONFIG_ERR_LEN, "file_pattern '%s' must end in .dat", p);
 		return -EINVAL;

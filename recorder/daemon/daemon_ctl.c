@@ -336,6 +336,9 @@ static void swap_triggers(struct rec_config *a, struct rec_config *b)
 	t.trigger_cooldown_ms = a->trigger_cooldown_ms;
 	a->trigger_cooldown_ms = b->trigger_cooldown_ms;
 	b->trigger_cooldown_ms = t.trigger_cooldown_ms;
+	t.trigger_max_files = a->trigger_max_files;
+	a->trigger_max_files = b->trigger_max_files;
+	b->trigger_max_files = t.trigger_max_files;
 }
 
 static void keep_restart_keys(struct rec_config *nc, struct rec_config *old)
@@ -402,14 +405,14 @@ int dmn_reload(struct recd *d, char *msg, size_t len)
 	/* Keys that need a restart keep their old value; the rest apply now. */
 	if (key)
 		keep_restart_keys(&nc, &d->cfg);
+	/* An open window gets its file first, under the old settings; then anew. */
+	dmn_triggers_stop(d);
 	config_copy(&old, &d->cfg);
 	config_free(&d->cfg);
 	d->cfg = nc;
 	log_max_level = d->cfg.log_level;
 	dmn_set_tick(d, d->cfg.period_ms);
 	ret = 0;
-	/* An open window gets its file first; the triggers are set up anew. */
-	dmn_triggers_stop(d);
 	if (restart && (d->fl || d->cap))
 		ret = restart_or_fall_back(d, &old, restart, why, sizeof(why));
 	else
@@ -418,7 +421,8 @@ int dmn_reload(struct recd *d, char *msg, size_t len)
 		/* Everything else applies; the triggers stay as they were. */
 		snprintf(why, sizeof(why), "%s", d->last_err);
 		swap_triggers(&d->cfg, &old);
-		dmn_triggers_start(d);
+		if (dmn_triggers_start(d))
+			log_err("the old triggers do not start either: no triggers armed");
 		config_free(&old);
 		snprintf(msg, len, "reload applied but its triggers failed, old triggers kept: %s",
 			 why);

@@ -365,6 +365,10 @@ void dmn_housekeep(struct recd *d)
 		return;
 	}
 	rotate_enforce_budget(&d->cfg, &d->rs, d->cur, 0);
+	/* The trigger files share the budget: what is left after those of the pattern. */
+	if (d->cfg.nr_triggers)
+		rotate_enforce_trigger_files(&d->cfg, &d->rs, d->trig_path[0] ? d->trig_path :
+					     NULL, &d->trig_used);
 }
 
 /* Size and age limits, checked at every tick: a file overshoots by one period at most. */

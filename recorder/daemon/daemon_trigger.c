@@ -51,8 +51,8 @@ static uint64_t wall_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
-/* The window is over: its file. */
-static void write_window(struct recd *d)
+/* The window is over: its file. 0, or -1 when it could not be written (logged). */
+static int write_window(struct recd *d)
 {
 	struct ctl_snapshot_reply sr;
 	char why[PATH_MAX * 2 + 64];
@@ -64,7 +64,7 @@ static void write_window(struct recd *d)
 		loop_del_timer(d->loop, d->trig_timer);
 	d->trig_timer = -1;
 	if (idx < 0)
-		return;
+		return 0;
 	t = &d->trig.spec[idx];
 	ret = rotate_mkdir_p(d->cfg.output_dir, d->cfg.group_gid);
 	if (!ret)
@@ -75,13 +75,14 @@ static void write_window(struct recd *d)
 		log_err("trigger %s: %s", t->text, why);
 		snprintf(d->last_err, sizeof(d->last_err), "trigger %.60s: %.160s", t->text,
 			 why);
-		return;
+		return -1;
 	}
 	snprintf(t->last_file, sizeof(t->last_file), "%s", d->trig_path);
 	rotate_enforce_trigger_files(&d->cfg, &d->rs, d->trig_path, &d->trig_used);
 	log_info("trigger %s: %s; %u hit%s in %u ms, wrote %s (%llu bytes)", t->text,
 		 d->trig.detail, hits, hits == 1 ? "" : "s", d->trig.post_ms, d->trig_path,
 		 (unsigned long long)sr.file_bytes);
+	return 0;
 }
 
 static void on_window_end(struct loop *l, uint64_t n, void *arg)
@@ -89,18 +90,19 @@ static void on_window_end(struct loop *l, uint64_t n, void *arg)
 	write_window(arg);
 }
 
-/* A hit of trigger @idx. @msg (may be NULL) says what it did. */
-static void hit(struct recd *d, int idx, const char *detail, const char *who, char *msg,
-		size_t len)
+/* A hit of trigger @idx. @msg (may be NULL) says what it did; returns a CTL_ST_*. */
+static int hit(struct recd *d, int idx, const char *detail, const char *who, char *msg,
+	       size_t len)
 {
 	struct trigger_spec *t = &d->trig.spec[idx];
 	enum trigger_verdict v;
 	char rec[TRIGGER_DETAIL_MAX + 128], name[NAME_MAX + 1];
+	int n;
 
 	if (d->state != CTL_STATE_RUNNING || (!d->fl && !d->cap)) {
 		if (msg)
 			snprintf(msg, len, "not recording (%s)", d->last_err);
-		return;
+		return CTL_ST_BUSY;
 	}
 	v = trigger_hit(&d->trig, idx, detail, dmn_mono_ns());
 	if (v == TRIGGER_COOLDOWN) {
@@ -108,7 +110,7 @@ static void hit(struct recd *d, int idx, const char *detail, const char *who, ch
 		if (msg)
 			snprintf(msg, len, "trigger %s: within trigger_cooldown_ms of the last "
 				 "file: counted, no file", t->text);
-		return;
+		return CTL_ST_OK;
 	}
 	snprintf(rec, sizeof(rec), TRIGGER_MARK_PREFIX "%s: %s (hit %u)", t->text, detail,
 		 d->trig.hits);
@@ -118,13 +120,21 @@ static void hit(struct recd *d, int idx, const char *detail, const char *who, ch
 		if (msg)
 			snprintf(msg, len, "trigger %s: counted in %s (hit %u)", t->text,
 				 d->trig_path, d->trig.hits);
-		return;
+		return CTL_ST_OK;
 	}
 	trigger_file_name(&d->trig, idx, who, wall_ms(), name, sizeof(name));
-	snprintf(d->trig_path, sizeof(d->trig_path), "%s/%s", d->cfg.output_dir, name);
-	for (int i = 2; !access(d->trig_path, F_OK) && i < 100; i++)
-		snprintf(d->trig_path, sizeof(d->trig_path), "%s/%.*s-%d.dat",
-			 d->cfg.output_dir, (int)strlen(name) - 4, name, i);
+	n = snprintf(d->trig_path, sizeof(d->trig_path), "%s/%s", d->cfg.output_dir, name);
+	for (int i = 2; n < (int)sizeof(d->trig_path) && !access(d->trig_path, F_OK) &&
+	     i < 100; i++)
+		n = snprintf(d->trig_path, sizeof(d->trig_path), "%s/%.*s-%d.dat",
+			     d->cfg.output_dir, (int)strlen(name) - 4, name, i);
+	if (n >= (int)sizeof(d->trig_path)) {
+		trigger_close_window(&d->trig);
+		log_err("trigger %s: %s/%s: path too long", t->text, d->cfg.output_dir, name);
+		if (msg)
+			snprintf(msg, len, "trigger %s: output path too long", t->text);
+		return CTL_ST_FAILED;
+	}
 	log_info("trigger %s: %s: writing %s in %u ms", t->text, detail, d->trig_path,
 		 d->trig.post_ms);
 	if (msg)
@@ -132,8 +142,12 @@ static void hit(struct recd *d, int idx, const char *detail, const char *who, ch
 			 d->trig_path, d->trig.post_ms);
 	d->trig_timer = d->trig.post_ms ?
 			loop_add_timer(d->loop, d->trig.post_ms, on_window_end, d) : -1;
-	if (d->trig_timer < 0)
-		write_window(d);
+	if (d->trig_timer < 0 && write_window(d)) {
+		if (msg)
+			snprintf(msg, len, "trigger %s: %s", t->text, d->last_err);
+		return CTL_ST_FAILED;
+	}
+	return CTL_ST_OK;
 }
 
 static void on_line(const char *line, void *arg)
@@ -191,6 +205,13 @@ int dmn_triggers_start(struct recd *d)
 
 	d->trig_timer = -1;
 	d->watch_timer = -1;
+	/* A reload cannot change the mode: a flight config over a stream daemon. */
+	if (d->cfg.nr_triggers && d->cfg.mode != CONFIG_MODE_FLIGHT) {
+		log_warn("triggers need mode = flight, and this daemon streams (the mode "
+			 "changes at a restart): none armed");
+		trigger_set_init(&d->trig, NULL, 0, 0, 0, err, sizeof(err));
+		return 0;
+	}
 	ret = trigger_set_init(&d->trig, d->cfg.triggers, d->cfg.nr_triggers,
 			       d->cfg.trigger_post_ms, d->cfg.trigger_cooldown_ms, err,
 			       sizeof(err));
@@ -225,6 +246,9 @@ void dmn_triggers_stop(struct recd *d)
 	/* A window still open: its file now, with what there is. */
 	if (d->trig.open >= 0 && (d->fl || d->cap))
 		write_window(d);
+	if (d->trig_timer >= 0)
+		loop_del_timer(d->loop, d->trig_timer);
+	d->trig_timer = -1;
 	if (d->tw) {
 		unsigned long long missed = trigger_watch_lost(d->tw);
 
@@ -247,12 +271,18 @@ void dmn_triggers_status(struct recd *d, char *buf, size_t len)
 	size_t off = 0;
 
 	buf[0] = 0;
-	for (int i = 0; i < d->trig.n && off < len; i++) {
+	for (int i = 0; i < d->trig.n; i++) {
 		const struct trigger_spec *t = &d->trig.spec[i];
+		int n = snprintf(buf + off, len - off, "%s\t%llu\t%llu\t%llu\t%s\n", t->text,
+				 (unsigned long long)t->fired, (unsigned long long)t->joined,
+				 (unsigned long long)t->suppressed, t->last_file);
 
-		off += snprintf(buf + off, len - off, "%s\t%llu\t%llu\t%llu\t%s\n", t->text,
-				(unsigned long long)t->fired, (unsigned long long)t->joined,
-				(unsigned long long)t->suppressed, t->last_file);
+		/* Whole lines only: a cut one would be misread. */
+		if (n < 0 || (size_t)n >= len - off) {
+			buf[off] = 0;
+			break;
+		}
+		off += n;
 	}
 }
 
@@ -261,7 +291,7 @@ void dmn_h_trigger(void *ctx, const struct ctl_peer *peer, const void *pl, uint3
 {
 	struct recd *d = ctx;
 	char name[TRIGGER_NAME_MAX], msg[PATH_MAX + 256], detail[TRIGGER_DETAIL_MAX];
-	int idx;
+	int idx, ret;
 
 	if (memchr(pl, 0, len)) {
 		ctl_reply_error(r, CTL_ST_BAD_PAYLOAD, "trigger name contains a NUL byte");
@@ -277,6 +307,6 @@ void dmn_h_trigger(void *ctx, const struct ctl_peer *peer, const void *pl, uint3
 		return;
 	}
 	snprintf(detail, sizeof(detail), "command %s from pid %d", name, (int)peer->pid);
-	hit(d, idx, detail, name, msg, sizeof(msg));
-	ctl_reply_error(r, CTL_ST_OK, "%s", msg);
+	ret = hit(d, idx, detail, name, msg, sizeof(msg));
+	ctl_reply_error(r, ret, "%s", msg);
 }

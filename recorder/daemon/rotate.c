@@ -124,6 +124,10 @@ static int prune(const struct rec_config *c, const char *glob, const char *curre
 
 		if (fnmatch(glob, de->d_name, FNM_PERIOD))
 			continue;
+		/* A wide pattern (*-*.dat) also matches them: each kind has its limits. */
+		if (strcmp(glob, TRIGGER_FILE_GLOB) &&
+		    !fnmatch(TRIGGER_FILE_GLOB, de->d_name, FNM_PERIOD))
+			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
 		    !S_ISREG(st.st_mode))
 			continue;

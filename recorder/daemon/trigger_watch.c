@@ -3,6 +3,7 @@
  * The trigger instance (trigger_watch.h). Its settings go with it: it is ours, created
  * at start and removed at stop, so nothing of the system's tracing is changed besides.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@
 #define WATCH_BUFFER_KB		64
 #define WATCH_MARKER_BUFFER_KB	1024
 #define WATCH_LINE_MAX	4096
+/* At most this much a call: a marker flood must not hold the daemon's loop. */
+#define WATCH_READ_MAX	(1 << 20)
 
 /*
  * Overwrite mode: a full buffer must never refuse an event, because with
@@ -59,7 +62,7 @@ static int setup(struct trigger_watch *w, const struct trigger_set *s)
 		.instance = w->name, .create = 1, .events = events, .buffer_kb = WATCH_BUFFER_KB,
 		.overwrite = 1, .buffer_percent = 0, .take_over = 0,
 	};
-	char filter[512];
+	char filter[1024];	/* 64 x "||sig==NN" fits */
 	int ret;
 
 	if (trigger_set_has(s, TRIGGER_MARKER))
@@ -136,6 +139,10 @@ struct trigger_watch *trigger_watch_open(const struct trigger_set *s, const char
 	w->fd = -1;
 	snprintf(w->name, sizeof(w->name), "recorderd_trig%s%.64s", tag ? "_" : "",
 		 tag ? tag : "");
+	/* tracefs instance names here are [A-Za-z0-9_] (tracing.c); the module's not. */
+	for (char *c = w->name; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			*c = '_';
 	ret = setup(w, s);
 	if (ret) {
 		trigger_watch_close(w);
@@ -153,9 +160,10 @@ int trigger_watch_fd(const struct trigger_watch *w)
 int trigger_watch_read(struct trigger_watch *w, void (*fn)(const char *line, void *arg),
 		       void *arg)
 {
+	size_t total = 0;
 	int lines = 0;
 
-	for (;;) {
+	while (total < WATCH_READ_MAX) {
 		ssize_t n = read(w->fd, w->buf + w->fill, sizeof(w->buf) - w->fill - 1);
 		char *p, *nl;
 
@@ -163,6 +171,7 @@ int trigger_watch_read(struct trigger_watch *w, void (*fn)(const char *line, voi
 			return errno == EAGAIN || errno == EINTR ? lines : -errno;
 		if (!n)
 			return lines;
+		total += n;
 		w->fill += n;
 		w->buf[w->fill] = 0;
 		for (p = w->buf; (nl = memchr(p, '\n', w->buf + w->fill - p)); p = nl + 1) {
@@ -180,6 +189,7 @@ int trigger_watch_read(struct trigger_watch *w, void (*fn)(const char *line, voi
 			w->fill = 0;
 		}
 	}
+	return lines;
 }
 
 unsigned long long trigger_watch_lost(const struct trigger_watch *w)

@@ -391,6 +391,35 @@ TEST(trigger_files_are_capped)
 	EXPECT_EQ(0, system(cmd));
 }
 
+/* A wide pattern also matches trigger names: the budget of the pattern never takes them. */
+TEST(wide_pattern_leaves_trigger_files)
+{
+	char dir[] = "/tmp/test_widepat.XXXXXX", cur[600], cmd[700], err[CONFIG_ERR_LEN];
+	struct rotate_state rs = { 0 };
+	struct rec_config c;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	config_defaults(&c);
+	ASSERT_EQ(0, config_set(&c, "output_dir", dir, err));
+	ASSERT_EQ(0, config_set(&c, "file_pattern", "%Y%m%d-%H%M%S.dat", err));
+	ASSERT_EQ(0, config_set(&c, "rotate_size", "10K", err));
+	ASSERT_EQ(0, config_set(&c, "disk_budget", "30K", err));
+	make_file(dir, "trig-20260101-000001.000-oom.dat", 20 << 10, 100);
+	make_file(dir, "20260101-000001.dat", 20 << 10, 1000);
+	make_file(dir, "20260101-000002.dat", 20 << 10, 2000);
+	snprintf(cur, sizeof(cur), "%s/20260101-000002.dat", dir);
+	EXPECT_EQ(1, rotate_enforce_budget(&c, &rs, cur, 0));
+	EXPECT_TRUE(exists(dir, "trig-20260101-000001.000-oom.dat"));
+	EXPECT_FALSE(exists(dir, "20260101-000001.dat"));
+	/* and no pattern may make trigger names */
+	EXPECT_EQ(-EINVAL, config_set(&c, "file_pattern", "trig-%#.dat", err));
+	EXPECT_STREQ("file_pattern 'trig-%#.dat': names starting trig- are the trigger "
+		     "files'", err);
+	config_free(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
 /* max_age deletes the files of the pattern older than it, never the current one. */
 TEST(max_age_deletes_old_files)
 {

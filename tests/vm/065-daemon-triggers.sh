@@ -4,7 +4,8 @@
 # (tests/vm/guest/daemon-triggers.sh): a SIGSEGV, `recorderd trigger`, a hung task on a
 # frozen filesystem and a memory-cgroup OOM each leave a trig-*.dat named after what
 # fired, holding every marker written before the trigger, the record naming it and the
-# markers of the window after it. Read here with trace-cmd report.
+# markers of the window after it (read here with trace-cmd report); storms of 100
+# triggers leave one file with a cooldown, trigger_max_files without.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$TOP/tests/vm/lib.sh"
 

@@ -2,7 +2,8 @@
 # Guest half of 065-daemon-triggers.sh (2 vCPUs): `recorderd start -s kmod --mode
 # flight` with triggers, each fired by a real cause: a task killed by SIGSEGV,
 # `recorderd trigger`, a task stuck in D state on a frozen ext4 (/dev/vda, from the
-# host) with a 1 s hung-task timeout, and a shell that outgrows a 16 MiB memory cgroup.
+# host) with a 1 s hung-task timeout, and a shell that outgrows a 16 MiB memory cgroup;
+# then storms of 100 triggers against the cooldown and the file cap.
 # For each KIND: markers "pre-KIND 1..200" before the cause and "post-KIND 1..20" in
 # the window after it (on /dev/ftring/marker), then the trigger file is copied to
 # $VM_OUT/trig-KIND.dat for the host to read with trace-cmd.
@@ -99,3 +100,33 @@ recorderd status --socket $S >"$O/status.txt" 2>&1
 recorderd stop --socket $S --timeout 60 >/dev/null 2>&1
 wait $DPID
 g_eq daemon-exit "$?" 0
+
+# storm: 100 triggers; with a cooldown they make one file, without one the file cap
+# keeps the newest trigger_max_files
+storm() {	# NAME ARGS...: a daemon on /tmp/NAME, 100 `trigger snap`, then stop
+	_n=$1
+	shift
+	mkdir -p "/tmp/$_n"
+	recorderd start -f --socket "/tmp/$_n.sock" -d "/tmp/$_n" -s kmod --mode flight -b 64 \
+		-e marker -T command:snap "$@" >"$O/$_n.log" 2>&1 &
+	_p=$!
+	_i=0
+	while [ $_i -lt 300 ] && ! recorderd status --socket "/tmp/$_n.sock" >/dev/null 2>&1; do
+		sleep 0.1; _i=$((_i + 1))
+	done
+	_i=0
+	while [ $_i -lt 100 ]; do
+		recorderd trigger snap --socket "/tmp/$_n.sock" >/dev/null 2>&1
+		_i=$((_i + 1))
+	done
+	sleep 1
+	recorderd status --socket "/tmp/$_n.sock" >"$O/$_n-status.txt" 2>&1
+	recorderd stop --socket "/tmp/$_n.sock" --timeout 60 >/dev/null 2>&1
+	wait $_p
+}
+storm cool -O trigger_cooldown_ms=600000 -O trigger_post_ms=300
+g_eq storm.cooldown-one-file "$(ls /tmp/cool/trig-*.dat 2>/dev/null | wc -l)" 1
+g_eq storm.all-counted "$(awk '$1 == "command:snap" { print $2 + $3 + $4 }' "$O/cool-status.txt")" 100
+storm cap -O trigger_cooldown_ms=0 -O trigger_post_ms=0 -O trigger_max_files=3
+g_eq storm.cap-fired "$(awk '$1 == "command:snap" { print $2 }' "$O/cap-status.txt")" 100
+g_eq storm.cap-kept "$(ls /tmp/cap/trig-*.dat 2>/dev/null | wc -l)" 3
