@@ -319,6 +319,7 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	};
 	struct v7_params *wp;
 	const char *name;
+	unsigned long nfds;
 	int ret;
 
 	if (!c) {
@@ -326,9 +327,10 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		return NULL;
 	}
 	/* Before anything is opened; where it cannot be had, EMFILE later names it. */
-	if (fio_reserve_fds(FDS_PER_CPU * (unsigned long)tracing_ncpus() + FDS_BASE))
-		log_warn("RLIMIT_NOFILE is below the %lu files %d CPUs may need",
-			 FDS_PER_CPU * (unsigned long)tracing_ncpus() + FDS_BASE, tracing_ncpus());
+	nfds = FDS_PER_CPU * (unsigned long)tracing_ncpus() + FDS_BASE;
+	if (fio_reserve_fds(nfds))
+		log_warn("RLIMIT_NOFILE is below the %lu files %d CPUs may need", nfds,
+			 tracing_ncpus());
 	wp = &c->wp;
 	c->out.fd = -1;
 	c->instance = p->instance ? strdup(p->instance) : NULL;

@@ -283,6 +283,10 @@ static int parse_client(int argc, char **argv, struct client_opts *co, const cha
 	}
 	if (strchr(extra, 'n') && optind == argc - 1) {
 		co->name = argv[optind++];
+		if (!*co->name || strlen(co->name) >= 64) {
+			fprintf(stderr, "recorderd: trigger name must be 1-63 characters\n");
+			return 2;
+		}
 	} else if (strchr(extra, 'n') || optind < argc) {
 		fprintf(stderr, "usage: recorderd %s\n", usage);
 		return 2;
@@ -315,16 +319,19 @@ static int cmd_stop(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_simple(int argc, char **argv, uint16_t cmd, const char *usage)
+/* A request whose payload is the NAME argument (extra "n") or nothing. */
+static int cmd_simple(int argc, char **argv, uint16_t cmd, const char *extra,
+		      const char *usage)
 {
 	static uint8_t buf[CTL_MAX_PAYLOAD];
 	struct client_opts co;
 	struct ctl_hdr h;
-	int ret = parse_client(argc, argv, &co, "", usage);
+	int ret = parse_client(argc, argv, &co, extra, usage);
 
 	if (ret >= 0)
 		return ret;
-	ret = request(co.sock, cmd, NULL, 0, &h, buf, co.timeout_s * 1000);
+	ret = request(co.sock, cmd, co.name, co.name ? strlen(co.name) : 0, &h, buf,
+		      co.timeout_s * 1000);
 	if (!ret)
 		printf("recorderd: %.*s\n", (int)h.payload_len, (char *)buf);
 	return ret;
@@ -332,13 +339,13 @@ static int cmd_simple(int argc, char **argv, uint16_t cmd, const char *usage)
 
 static int cmd_reload(int argc, char **argv)
 {
-	return cmd_simple(argc, argv, CTL_CMD_RELOAD,
+	return cmd_simple(argc, argv, CTL_CMD_RELOAD, "",
 			  "reload [--socket PATH]\nRe-reads the config file (same as SIGHUP).");
 }
 
 static int cmd_rotate(int argc, char **argv)
 {
-	return cmd_simple(argc, argv, CTL_CMD_ROTATE,
+	return cmd_simple(argc, argv, CTL_CMD_ROTATE, "",
 			  "rotate [--socket PATH]\nFinishes the current file, starts the next.");
 }
 
@@ -382,25 +389,10 @@ static int cmd_snapshot(int argc, char **argv)
 
 static int cmd_trigger(int argc, char **argv)
 {
-	static uint8_t buf[CTL_MAX_PAYLOAD];
-	struct client_opts co;
-	struct ctl_hdr h;
-	int ret = parse_client(argc, argv, &co, "n",
-			       "trigger NAME [--socket PATH]\n"
-			       "Fires the flight recorder's trigger command:NAME: its window goes "
-			       "to a trig-*.dat file.");
-
-	if (ret >= 0)
-		return ret;
-	if (!*co.name || strlen(co.name) >= 64) {
-		fprintf(stderr, "recorderd: trigger name must be 1-63 characters\n");
-		return 2;
-	}
-	ret = request(co.sock, CTL_CMD_TRIGGER, co.name, strlen(co.name), &h, buf,
-		      co.timeout_s * 1000);
-	if (!ret)
-		printf("recorderd: %.*s\n", (int)h.payload_len, (char *)buf);
-	return ret;
+	return cmd_simple(argc, argv, CTL_CMD_TRIGGER, "n",
+			  "trigger NAME [--socket PATH]\n"
+			  "Fires the flight recorder's trigger command:NAME: its window goes "
+			  "to a trig-*.dat file.");
 }
 
 /* ---- status -------------------------------------------------------------------- */

@@ -24,8 +24,6 @@
 
 #define CONFIG_MAX_FILE		(1 << 20)
 
-_Static_assert(CONFIG_MAX_TRIGGERS == TRIGGER_MAX, "one limit for the triggers");
-
 enum key_type {
 	K_STR, K_PATH, K_UINT, K_SIZE, K_SECS, K_ENUM, K_EVENTS, K_EVENT, K_TRIGGER
 };
@@ -240,21 +238,28 @@ static int valid_event(const char *ev)
 	return 1;
 }
 
+/* Appends @val to @list unless it is there: a repeated line is one entry. */
+static int list_add(char **list, int *n, int max, const char *val, const char *what,
+		    char *err)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp(list[i], val))
+			return 0;
+	if (*n >= max) {
+		snprintf(err, CONFIG_ERR_LEN, "more than %d %s", max, what);
+		return -EINVAL;
+	}
+	list[(*n)++] = strdup(val);
+	return 0;
+}
+
 static int add_event(struct rec_config *c, const char *ev, char *err)
 {
 	if (!valid_event(ev)) {
 		snprintf(err, CONFIG_ERR_LEN, "bad event '%s' (want SYSTEM or SYSTEM:EVENT)", ev);
 		return -EINVAL;
 	}
-	for (int i = 0; i < c->nr_events; i++)
-		if (!strcmp(c->events[i], ev))
-			return 0;
-	if (c->nr_events >= CONFIG_MAX_EVENTS) {
-		snprintf(err, CONFIG_ERR_LEN, "more than %d events", CONFIG_MAX_EVENTS);
-		return -EINVAL;
-	}
-	c->events[c->nr_events++] = strdup(ev);
-	return 0;
+	return list_add(c->events, &c->nr_events, CONFIG_MAX_EVENTS, ev, "events", err);
 }
 
 /* Checked by the parser the daemon uses; repeated lines add, a duplicate is one. */
@@ -265,15 +270,7 @@ static int add_trigger(struct rec_config *c, const char *val, char *err)
 	if (trigger_spec_parse(val, &s, err, CONFIG_ERR_LEN))
 		return -EINVAL;
 	trigger_spec_free(&s);
-	for (int i = 0; i < c->nr_triggers; i++)
-		if (!strcmp(c->triggers[i], val))
-			return 0;
-	if (c->nr_triggers >= CONFIG_MAX_TRIGGERS) {
-		snprintf(err, CONFIG_ERR_LEN, "more than %d triggers", CONFIG_MAX_TRIGGERS);
-		return -EINVAL;
-	}
-	c->triggers[c->nr_triggers++] = strdup(val);
-	return 0;
+	return list_add(c->triggers, &c->nr_triggers, TRIGGER_MAX, val, "triggers", err);
 }
 
 static int set_events(struct rec_config *c, const char *val, char *err)

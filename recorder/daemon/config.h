@@ -12,11 +12,11 @@
 #include <stdint.h>
 
 #include "format/v7_writer.h"
+#include "trigger.h"
 
 #define CONFIG_PATH		"/etc/recorderd.conf"
 #define CONFIG_MAX_EVENTS	128
 #define CONFIG_ERR_LEN		256
-#define CONFIG_MAX_TRIGGERS	32	/* TRIGGER_MAX */
 
 enum config_mode {
 	CONFIG_MODE_STREAM,	/* pages go to files as they arrive */
@@ -53,7 +53,7 @@ struct rec_config {
 	char			*group;		/* may read files and run status, NULL = none */
 	int			group_gid;	/* its gid, 0 = none */
 	int			foreground;	/* do not daemonize (set under systemd) */
-	char			*triggers[CONFIG_MAX_TRIGGERS]; /* "KIND:ARGS" (trigger.h) */
+	char			*triggers[TRIGGER_MAX]; /* "KIND:ARGS" (trigger.h) */
 	int			nr_triggers;
 	unsigned int		trigger_post_ms;	/* window after a trigger */
 	unsigned int		trigger_cooldown_ms;	/* no new file sooner */

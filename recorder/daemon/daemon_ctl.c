@@ -320,25 +320,25 @@ static void swap_str(char **a, char **b)
 	*b = t;
 }
 
+static void swap_uint(unsigned int *a, unsigned int *b)
+{
+	unsigned int t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
 static void swap_triggers(struct rec_config *a, struct rec_config *b)
 {
-	struct rec_config t;
+	int n = a->nr_triggers;
 
-	memcpy(t.triggers, a->triggers, sizeof(t.triggers));
-	memcpy(a->triggers, b->triggers, sizeof(t.triggers));
-	memcpy(b->triggers, t.triggers, sizeof(t.triggers));
-	t.nr_triggers = a->nr_triggers;
+	for (int i = 0; i < TRIGGER_MAX; i++)
+		swap_str(&a->triggers[i], &b->triggers[i]);
 	a->nr_triggers = b->nr_triggers;
-	b->nr_triggers = t.nr_triggers;
-	t.trigger_post_ms = a->trigger_post_ms;
-	a->trigger_post_ms = b->trigger_post_ms;
-	b->trigger_post_ms = t.trigger_post_ms;
-	t.trigger_cooldown_ms = a->trigger_cooldown_ms;
-	a->trigger_cooldown_ms = b->trigger_cooldown_ms;
-	b->trigger_cooldown_ms = t.trigger_cooldown_ms;
-	t.trigger_max_files = a->trigger_max_files;
-	a->trigger_max_files = b->trigger_max_files;
-	b->trigger_max_files = t.trigger_max_files;
+	b->nr_triggers = n;
+	swap_uint(&a->trigger_post_ms, &b->trigger_post_ms);
+	swap_uint(&a->trigger_cooldown_ms, &b->trigger_cooldown_ms);
+	swap_uint(&a->trigger_max_files, &b->trigger_max_files);
 }
 
 static void keep_restart_keys(struct rec_config *nc, struct rec_config *old)
