@@ -121,7 +121,8 @@ struct ctl_status_cpu {
  * struct ctl_status_reply - STATUS answer: this, then @ncpus struct ctl_status_cpu, then
  * @strings_len bytes of NUL-terminated strings in this order: source, events (comma
  * separated), current output file, output directory, config file, last error,
- * triggers (a line each: "KIND:ARGS\tFIRED\tJOINED\tSUPPRESSED\tLAST FILE").
+ * triggers (a line each: "KIND:ARGS\tFIRED\tJOINED\tSUPPRESSED\tLAST FILE"), previous
+ * boot ("none", "failed: WHY", or "FILE: what it holds"; "" from older daemons).
  */
 struct ctl_status_reply {
 	__u32	state;		/* enum ctl_state */

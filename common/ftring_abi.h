@@ -11,6 +11,8 @@
  *                       formats (see FTRING_IOC_* below and ftring_events.h).
  *   /dev/ftring/marker  write() records one ftring/marker event (a user marker).
  *   /dev/ftring/fxt     write() records one ftring/fxt event (user FXT records).
+ *   /dev/ftring/lastboot  read-only: the previous boot's trace, when the module was
+ *                       loaded with persist= and that boot left one (see below).
  *
  * Per-CPU mapping (same as upstream):
  *   offset 0                               struct ftring_meta, then zeroes up to
@@ -53,15 +55,18 @@
  *        EPERM, GET_READER on a CPU nobody maps with ENODEV, never with EBUSY;
  *        event IDs from the kernel's registry (FTRING_IOC_GET_EVENT_IDS,
  *        ftring_status.event_id_base 0), no longer 60000 + index
+ *   1.4  persistent rings: ftring_status.flags, FTRING_IOC_SET_BOOT_ID,
+ *        /dev/ftring/lastboot and FTRING_IOC_LASTBOOT_RELEASE
  */
 #define FTRING_ABI_MAJOR	1
-#define FTRING_ABI_MINOR	3
+#define FTRING_ABI_MINOR	4
 
 #define FTRING_DEV_DIR		"/dev/ftring"
 #define FTRING_DEV_CPU_FMT	"/dev/ftring/cpu%d"
 #define FTRING_DEV_CTL		"/dev/ftring/ctl"
 #define FTRING_DEV_MARKER	"/dev/ftring/marker"
 #define FTRING_DEV_FXT		"/dev/ftring/fxt"
+#define FTRING_DEV_LASTBOOT	"/dev/ftring/lastboot"
 
 /**
  * struct ftring_meta - meta page of a per-CPU mapping.
@@ -218,6 +223,7 @@ struct ftring_config {
  *			ABI 1.0-1.2 said 60000 here, the ID of event 0.
  * @nr_events:		Number of events in the schema (bits of the event mask).
  * @events:		Enabled events: bit i = event i of ftring_events.h.
+ * @flags:		FTRING_STATUS_* (1.4).
  * @reserved:		0.
  */
 struct ftring_status {
@@ -226,8 +232,18 @@ struct ftring_status {
 	__u32	event_id_base;
 	__u32	nr_events;
 	__u64	events;
-	__u64	reserved[3];
+	__u32	flags;
+	__u32	pad;
+	__u64	reserved[2];
 };
+
+/*
+ * The rings live in the persistent region given by the module parameter persist=:
+ * their size is the region's (SET_CONFIG with another nr_subbufs gives EINVAL).
+ */
+#define FTRING_STATUS_PERSIST	0x1U
+/* /dev/ftring/lastboot holds the previous boot's trace (until released). */
+#define FTRING_STATUS_LASTBOOT	0x2U
 
 /**
  * struct ftring_cpu_stats - one CPU's counters (FTRING_IOC_GET_STATS).
@@ -277,6 +293,86 @@ struct ftring_event_ids {
 	__u16	id[64];
 };
 
+/**
+ * struct ftring_boot_id - who wrote the persistent rings (FTRING_IOC_SET_BOOT_ID).
+ * @id:		The boot's /proc/sys/kernel/random/boot_id, as 16 bytes. Kept in
+ *		the region, so the next boot's readout names the boot that crashed.
+ */
+struct ftring_boot_id {
+	__u8	id[16];
+};
+
+/*
+ * Previous-boot trace: read() on /dev/ftring/lastboot returns, from offset 0,
+ *   struct ftring_lastboot
+ *   struct ftring_lastboot_cpu[nr_cpus]
+ *   the event formats of the boot that wrote the rings (fmt_len bytes, the text
+ *   /dev/ftring/ctl gave then), zero-padded to a multiple of page_size
+ *   the kept sub-buffers, CPU after CPU, each CPU's in time order (page_size each)
+ * The module kept only sub-buffers that passed its checks (commit length, every
+ * event decodes to exactly that length, and, if the region was sealed at a panic,
+ * the CRC32 of the sub-buffer recorded then); a reader should check them again.
+ * ioctl FTRING_IOC_LASTBOOT_RELEASE frees it; the device then gives ENODATA.
+ */
+#define FTRING_LASTBOOT_MAGIC	0x544f4f4254534c46ULL	/* "FLSTBOOT" */
+#define FTRING_LASTBOOT_VERSION	1
+
+/* How the previous boot ended (ftring_lastboot.sealed). */
+#define FTRING_SEAL_NONE	0	/* no panic seen: checked by structure only */
+#define FTRING_SEAL_PANIC	1	/* sealed by the panic notifier */
+
+/**
+ * struct ftring_lastboot - head of the previous-boot image.
+ * @magic:	FTRING_LASTBOOT_MAGIC.
+ * @version:	FTRING_LASTBOOT_VERSION.
+ * @hdr_len:	sizeof(struct ftring_lastboot).
+ * @page_size:	Sub-buffer size.
+ * @nr_cpus:	Entries of the CPU table that follows.
+ * @clock:	FTRING_CLOCK_* the rings were stamped with.
+ * @sealed:	FTRING_SEAL_*.
+ * @boot_id:	What FTRING_IOC_SET_BOOT_ID gave that boot (zeroes if nothing).
+ * @load_ns:	CLOCK_REALTIME when that boot loaded the module.
+ * @seal_ns:	CLOCK_REALTIME at the panic (0 if not sealed).
+ * @seal_uptime_ns: CLOCK_BOOTTIME at the panic (0 if not sealed).
+ * @seal_ts:	The rings' clock at the panic (0 if not sealed).
+ * @fmt_len:	Bytes of format text.
+ * @nr_pages:	Sub-buffers kept (all CPUs).
+ * @dropped:	Sub-buffers that held data but failed a check.
+ * @reserved:	0.
+ */
+struct ftring_lastboot {
+	__u64	magic;
+	__u32	version;
+	__u32	hdr_len;
+	__u32	page_size;
+	__u32	nr_cpus;
+	__u32	clock;
+	__u32	sealed;
+	__u8	boot_id[16];
+	__u64	load_ns;
+	__u64	seal_ns;
+	__u64	seal_uptime_ns;
+	__u64	seal_ts;
+	__u32	fmt_len;
+	__u32	nr_pages;
+	__u64	dropped;
+	__u64	reserved[4];
+};
+
+/**
+ * struct ftring_lastboot_cpu - one CPU of the previous boot.
+ * @cpu:	The CPU.
+ * @pages:	Sub-buffers kept.
+ * @dropped:	Sub-buffers with data that failed a check.
+ * @empty:	Sub-buffers without data.
+ */
+struct ftring_lastboot_cpu {
+	__u32	cpu;
+	__u32	pages;
+	__u32	dropped;
+	__u32	empty;
+};
+
 /* Fill struct ftring_version. */
 #define FTRING_IOC_ABI_VERSION	_IOR(FTRING_IOC_MAGIC, 0x00, struct ftring_version)
 /* Fill struct ftring_status. */
@@ -301,6 +397,10 @@ struct ftring_event_ids {
 #define FTRING_IOC_GET_STATS	_IOWR(FTRING_IOC_MAGIC, 0x08, struct ftring_cpu_stats)
 /* Fill struct ftring_event_ids. */
 #define FTRING_IOC_GET_EVENT_IDS _IOR(FTRING_IOC_MAGIC, 0x09, struct ftring_event_ids)
+/* Record the boot id in the persistent region (ENODEV without persist=). */
+#define FTRING_IOC_SET_BOOT_ID	_IOW(FTRING_IOC_MAGIC, 0x0a, struct ftring_boot_id)
+/* On /dev/ftring/lastboot: free the previous boot's trace. */
+#define FTRING_IOC_LASTBOOT_RELEASE _IO(FTRING_IOC_MAGIC, 0x0b)
 
 /*
  * Event formats: read() on /dev/ftring/ctl returns, for each event of the schema,

@@ -68,4 +68,20 @@ static inline void ftring_vm_flags_clear(struct vm_area_struct *vma, unsigned lo
 #define ftring_syscall_tp_exit()	do { } while (0)
 #endif
 
+/*
+ * 6.11: reserve_mem=SIZE:ALIGN:LABEL and reserve_mem_find_by_name() (mm/memblock.c);
+ * Debian's 6.1 has neither: a LABEL cannot be found there.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define FTRING_HAVE_RESERVE_MEM	1
+#define ftring_reserve_mem_find(name, start, size) reserve_mem_find_by_name(name, start, size)
+#else
+#define FTRING_HAVE_RESERVE_MEM	0
+static inline int ftring_reserve_mem_find(const char *name, phys_addr_t *start,
+					  phys_addr_t *size)
+{
+	return 0;
+}
+#endif
+
 #endif /* FTRING_COMPAT_H */

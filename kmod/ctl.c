@@ -132,7 +132,8 @@ static int ftring_set_config(const struct ftring_config *req)
 		goto out;
 	}
 	if (cfg.nr_subbufs != ftring_cfg.nr_subbufs) {
-		ret = ftring_resize(cfg.nr_subbufs);
+		/* persistent rings are as large as their region */
+		ret = ftring_persist_subbufs() ? -EINVAL : ftring_resize(cfg.nr_subbufs);
 		if (ret)
 			goto out;
 	} else if (cfg.clock != ftring_cfg.clock) {
@@ -149,6 +150,7 @@ static int ftring_set_config(const struct ftring_config *req)
 	}
 	ftring_cfg = cfg;
 	ftring_apply_cfg(&cfg);
+	ftring_persist_set_clock(cfg.clock);
 out:
 	mutex_unlock(&ftring_bufs_lock);
 	return ret;
@@ -244,6 +246,7 @@ static long ftring_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 		struct ftring_config cfg;
 		struct ftring_cpu_stats stats;
 		struct ftring_event_ids ids;
+		struct ftring_boot_id boot;
 		u64 mask;
 	} u;
 	int ret = 0;
@@ -262,6 +265,7 @@ static long ftring_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 		u.status.nr_cpu_ids = nr_cpu_ids;
 		u.status.event_id_base = 0;	/* per load: GET_EVENT_IDS */
 		u.status.nr_events = FTRING_NR_EVENTS;
+		u.status.flags = ftring_persist_flags();
 		return copy_to_user(uarg, &u.status, sizeof(u.status)) ? -EFAULT : 0;
 	case FTRING_IOC_GET_CONFIG:
 		mutex_lock(&ftring_bufs_lock);
@@ -315,6 +319,10 @@ static long ftring_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 		u.ids.nr = FTRING_NR_EVENTS;
 		memcpy(u.ids.id, ftring_event_ids, sizeof(ftring_event_ids));
 		return copy_to_user(uarg, &u.ids, sizeof(u.ids)) ? -EFAULT : 0;
+	case FTRING_IOC_SET_BOOT_ID:
+		if (copy_from_user(&u.boot, uarg, sizeof(u.boot)))
+			return -EFAULT;
+		return ftring_persist_set_boot_id(u.boot.id);
 	case FTRING_IOC_GET_STATS:
 		if (copy_from_user(&u.stats, uarg, sizeof(u.stats)))
 			return -EFAULT;

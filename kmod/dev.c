@@ -180,7 +180,12 @@ static int ftring_cpu_mmap(struct file *file, struct vm_area_struct *vma)
 		unsigned long idx = pgoff + i;
 		void *va = idx ? buf->pages[idx - 1].addr : buf->meta;
 
-		ret = vm_insert_page(vma, addr, virt_to_page(va));
+		/* persistent rings are reserved memory, maybe without struct pages */
+		if (buf->pages_pfn)
+			ret = remap_pfn_range(vma, addr, idx ? buf->pages_pfn + idx - 1 :
+					      buf->meta_pfn, PAGE_SIZE, vma->vm_page_prot);
+		else
+			ret = vm_insert_page(vma, addr, virt_to_page(va));
 	}
 	if (ret)
 		goto out;

@@ -178,6 +178,18 @@ void ftring_formats_exit(void)
 }
 
 /**
+ * ftring_formats_text() - the format text, as read() gives it.
+ * @len: Out: its length.
+ *
+ * Return: the text (valid while the module is loaded).
+ */
+const char *ftring_formats_text(size_t *len)
+{
+	*len = ftring_formats_len;
+	return ftring_formats;
+}
+
+/**
  * ftring_formats_read() - read() of the format text.
  * @ubuf:	User buffer.
  * @count:	Its size.

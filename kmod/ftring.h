@@ -140,8 +140,18 @@ void ftring_fxt_exit(void);
 int ftring_probes_init(void);
 int ftring_probes_set(u64 mask);
 
+/* persist.c */
+int ftring_persist_init(void);
+void ftring_persist_exit(void);
+bool ftring_persist_place(unsigned int cpu, struct rb_place *place);
+u32 ftring_persist_subbufs(void);
+u32 ftring_persist_flags(void);
+int ftring_persist_set_boot_id(const u8 *id);
+void ftring_persist_set_clock(u32 clock);
+
 /* events.c */
 int ftring_formats_init(void);
+const char *ftring_formats_text(size_t *len);
 void ftring_formats_exit(void);
 ssize_t ftring_formats_read(char __user *ubuf, size_t count, loff_t *ppos);
 

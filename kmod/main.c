@@ -3,7 +3,8 @@
  * Ftring: per-CPU ftrace-format ring buffers fed by tracepoints
  * and user markers, mapped to user space with the upstream trace_mmap ABI.
  *
- * Init order: formats, tracepoint lookup, buffers + devices for the online
+ * Init order: formats, tracepoint lookup, the persistent region (persist.c: the
+ * previous boot's trace is read before anything writes), buffers + devices for the online
  * CPUs, CPU-prepare callback, control, marker and FXT devices. Exit undoes it in
  * reverse after stopping the probes. Buffers are never freed while the module
  * is loaded (an offline CPU keeps its data readable).
@@ -42,12 +43,16 @@ static enum cpuhp_state ftring_hp_state;
  */
 static int ftring_add_cpu(unsigned int cpu)
 {
+	struct rb_place place;
 	struct rb_cpu *buf;
 	int ret;
 
 	if (ftring_bufs[cpu])
 		return 0;
-	buf = rb_cpu_alloc(cpu, ftring_cfg.nr_subbufs);
+	if (ftring_persist_place(cpu, &place))
+		buf = rb_cpu_alloc_at(cpu, ftring_cfg.nr_subbufs, &place);
+	else
+		buf = rb_cpu_alloc(cpu, ftring_cfg.nr_subbufs);
 	if (!buf)
 		return -ENOMEM;
 	buf->overwrite = ftring_cfg.mode == FTRING_MODE_OVERWRITE;
@@ -111,10 +116,15 @@ static int __init ftring_init(void)
 	ret = ftring_probes_init();
 	if (ret)
 		goto err_formats;
+	ret = ftring_persist_init();
+	if (ret)
+		goto err_formats;
+	if (ftring_persist_subbufs())
+		ftring_cfg.nr_subbufs = ftring_persist_subbufs();
 	ret = -ENOMEM;
 	ftring_bufs = kcalloc(nr_cpu_ids, sizeof(*ftring_bufs), GFP_KERNEL);
 	if (!ftring_bufs)
-		goto err_formats;
+		goto err_persist;
 	ret = ftring_dev_init();
 	if (ret)
 		goto err_bufs;
@@ -145,7 +155,7 @@ static int __init ftring_init(void)
 	if (ret)
 		goto err_marker;
 	pr_info("ftring: %u sub-buffers per CPU, ABI %d.%d, event IDs %u..%u\n",
-		nr_subbufs, FTRING_ABI_MAJOR, FTRING_ABI_MINOR, ftring_event_ids[0],
+		ftring_cfg.nr_subbufs, FTRING_ABI_MAJOR, FTRING_ABI_MINOR, ftring_event_ids[0],
 		ftring_event_ids[FTRING_NR_EVENTS - 1]);
 	return 0;
 
@@ -159,6 +169,8 @@ err_dev:
 	ftring_dev_exit();
 err_bufs:
 	ftring_free_bufs();
+err_persist:
+	ftring_persist_exit();
 err_formats:
 	ftring_formats_exit();
 	return ret;
@@ -175,6 +187,7 @@ static void __exit ftring_exit(void)
 	cpuhp_remove_state_nocalls(ftring_hp_state);
 	ftring_dev_exit();
 	ftring_free_bufs();
+	ftring_persist_exit();
 	ftring_formats_exit();
 }
 

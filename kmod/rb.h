@@ -108,6 +108,8 @@ struct rb_page {
  * @last_overrun: @overrun when the previous reader page was handed out.
  * @cpu:	The CPU.
  * @meta:	The meta page (struct ftring_meta first).
+ * @meta_pfn:	Its page frame when placed by rb_cpu_alloc_at() (0: allocated).
+ * @pages_pfn:	Page frame of sub-buffer 0 when placed (sub-buffer i at +i).
  * @mapped:	Live mappings of this buffer (raised under ftring_bufs_lock).
  * @reader_lock: Serialises reader swaps, meta updates and reset.
  * @waitq:	poll() and blocking GET_READER sleep here.
@@ -155,6 +157,8 @@ struct rb_cpu {
 
 	int		cpu;
 	void		*meta;
+	unsigned long	meta_pfn;
+	unsigned long	pages_pfn;
 	atomic_t	mapped;
 	struct mutex	reader_lock;	/* see the lock order above */
 	wait_queue_head_t waitq;
@@ -241,8 +245,23 @@ void rb_drop(struct rb_cpu *buf, local_t *cause);
 int rb_reader_swap(struct rb_cpu *buf);
 void rb_update_meta(struct rb_cpu *buf);
 
+/**
+ * struct rb_place - memory a buffer is placed in instead of allocated pages.
+ * @meta:	The meta page.
+ * @pages:	nr_pages + 1 contiguous sub-buffers, id order.
+ * @meta_pfn:	Page frame of @meta (for mmap).
+ * @pages_pfn:	Page frame of @pages.
+ */
+struct rb_place {
+	void		*meta;
+	void		*pages;
+	unsigned long	meta_pfn;
+	unsigned long	pages_pfn;
+};
+
 /* rb_alloc.c */
 struct rb_cpu *rb_cpu_alloc(int cpu, u32 nr_pages);
+struct rb_cpu *rb_cpu_alloc_at(int cpu, u32 nr_pages, const struct rb_place *place);
 void rb_cpu_free(struct rb_cpu *buf);
 int rb_pages_alloc(struct rb_cpu *buf, u32 nr_pages, struct rb_page **pages);
 void rb_pages_free(struct rb_page *pages, u32 nr_pages);

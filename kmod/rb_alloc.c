@@ -131,16 +131,19 @@ void rb_cpu_reset(struct rb_cpu *buf)
 }
 
 /**
- * rb_cpu_alloc() - allocate and reset the buffer of @cpu.
+ * rb_cpu_alloc_at() - set up and reset the buffer of @cpu.
  * @cpu:	The CPU.
  * @nr_pages:	Ring pages (>= 2).
+ * @place:	Memory to use for the meta page and sub-buffers (persistent rings),
+ *		or NULL to allocate them.
  *
  * Return: the buffer, or NULL.
  */
-struct rb_cpu *rb_cpu_alloc(int cpu, u32 nr_pages)
+struct rb_cpu *rb_cpu_alloc_at(int cpu, u32 nr_pages, const struct rb_place *place)
 {
 	struct rb_cpu *buf;
 	struct page *meta;
+	u32 i;
 
 	buf = kzalloc_node(sizeof(*buf), GFP_KERNEL, cpu_to_node(cpu));
 	if (!buf)
@@ -151,6 +154,18 @@ struct rb_cpu *rb_cpu_alloc(int cpu, u32 nr_pages)
 	mutex_init(&buf->reader_lock);
 	init_waitqueue_head(&buf->waitq);
 	init_irq_work(&buf->wake_work, rb_wake_fn);
+	if (place) {
+		buf->pages = kvcalloc(nr_pages + 1, sizeof(*buf->pages), RB_GFP);
+		if (!buf->pages)
+			goto err;
+		for (i = 0; i <= nr_pages; i++)
+			buf->pages[i].addr = (char *)place->pages + (size_t)i * PAGE_SIZE;
+		buf->meta = place->meta;
+		buf->meta_pfn = place->meta_pfn;
+		buf->pages_pfn = place->pages_pfn;
+		rb_cpu_reset(buf);
+		return buf;
+	}
 	meta = alloc_pages_node(cpu_to_node(cpu), GFP_KERNEL | __GFP_ZERO, 0);
 	if (!meta)
 		goto err;
@@ -160,10 +175,22 @@ struct rb_cpu *rb_cpu_alloc(int cpu, u32 nr_pages)
 	rb_cpu_reset(buf);
 	return buf;
 err:
-	if (buf->meta)
+	if (buf->meta && !place)
 		free_page((unsigned long)buf->meta);
 	kfree(buf);
 	return NULL;
+}
+
+/**
+ * rb_cpu_alloc() - allocate and reset the buffer of @cpu.
+ * @cpu:	The CPU.
+ * @nr_pages:	Ring pages (>= 2).
+ *
+ * Return: the buffer, or NULL.
+ */
+struct rb_cpu *rb_cpu_alloc(int cpu, u32 nr_pages)
+{
+	return rb_cpu_alloc_at(cpu, nr_pages, NULL);
 }
 
 /**
@@ -175,7 +202,12 @@ void rb_cpu_free(struct rb_cpu *buf)
 	if (!buf)
 		return;
 	irq_work_sync(&buf->wake_work);
-	rb_pages_free(buf->pages, buf->nr_pages);
-	free_page((unsigned long)buf->meta);
+	if (buf->pages_pfn) {
+		/* placed: the pages belong to the region, only the array is ours */
+		kvfree(buf->pages);
+	} else {
+		rb_pages_free(buf->pages, buf->nr_pages);
+		free_page((unsigned long)buf->meta);
+	}
 	kfree(buf);
 }

@@ -20,6 +20,7 @@ static const struct cli_cmd {
 	{ "rotate",	cmd_daemon,	"finish the daemon's current file and start the next" },
 	{ "reload",	cmd_daemon,	"re-read the daemon's config file (like SIGHUP)" },
 	{ "recover",	cmd_recover,	"check a trace.dat cut by a crash, and repair it" },
+	{ "lastboot",	cmd_lastboot,	"write the trace the previous boot left (ftring persist=)" },
 };
 
 static void usage(FILE *f)

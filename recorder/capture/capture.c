@@ -32,6 +32,7 @@
 #include "util/log.h"
 #include "format/chunk_pool.h"
 #include "format/meta.h"
+#include "lastboot/boot_record.h"
 #include "source/tracing.h"
 
 #define DEF_PERIOD_MS	200
@@ -264,6 +265,21 @@ static void capture_release(struct capture *c)
  * The compression workers of a zstd capture; they spill what they cannot keep up with
  * to a spool beside the output (same filesystem, counted in its free space).
  */
+/*
+ * Rings that outlive a crash: keep this boot's metadata (kallsyms above all) where the
+ * next boot's `recorderd lastboot` finds it. A failure costs the symbols only.
+ */
+static void save_boot_record(const struct trace_meta *m)
+{
+	uint8_t id[16];
+	int ret = boot_id_current(id);
+
+	ret = ret ?: boot_record_save(m, id);
+	if (ret)
+		log_warn("boot record in %s/boots: %s; a previous-boot trace of this boot will "
+			 "have no kallsyms", boot_state_dir(), strerror(-ret));
+}
+
 static int start_pool(struct capture *c, const struct capture_params *p)
 {
 	char *dir;
@@ -388,6 +404,8 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		if (ret)
 			goto fail;
 	}
+	if (c->src->persistent)
+		save_boot_record(&c->meta);
 	if (c->src->page_size != c->meta.page_size) {
 		log_err("source %s gives %u-byte pages but events/header_page says %u",
 			ops->name, c->src->page_size, c->meta.page_size);

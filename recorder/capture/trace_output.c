@@ -63,7 +63,7 @@ static char *clock_option(const char *list, const char *clock)
 }
 
 /* The options of every file, in the order trace-cmd writes them. */
-static int add_options(struct v7_writer *w, const struct trace_meta *m, const char *clock)
+int trace_output_add_options(struct v7_writer *w, const struct trace_meta *m, const char *clock)
 {
 	char *tc = clock_option(m->trace_clock, clock ? clock : "local");
 	struct utsname u;
@@ -129,7 +129,7 @@ int trace_output_begin(struct trace_output *o, struct v7_params *wp,
 		log_err("cannot write the trace.dat header to %s: %s", o->path, strerror(-ret));
 		goto fail;
 	}
-	ret = add_options(o->w, m, wp->clock);
+	ret = trace_output_add_options(o->w, m, wp->clock);
 	if (ret) {
 		log_err("cannot add options to %s: %s", o->path, strerror(-ret));
 		goto fail;

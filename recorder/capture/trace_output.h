@@ -27,6 +27,8 @@ struct trace_output {
  * Each returns 0 or -errno with a message logged; a failed begin closes and removes.
  */
 int trace_output_open(struct trace_output *o, const char *path, int excl, int gid);
+/* TRACECLOCK (@clock marked), UNAME, VERSION, TRACEID: what every file of ours carries. */
+int trace_output_add_options(struct v7_writer *w, const struct trace_meta *m, const char *clock);
 int trace_output_begin(struct trace_output *o, struct v7_params *wp,
 		       const struct trace_meta *m);
 

@@ -8,6 +8,7 @@ int cmd_export(int argc, char **argv);	/* cmd_export.c */
 /* start, stop, status, snapshot, rotate, reload; argv[0] names which. */
 int cmd_daemon(int argc, char **argv);	/* cmd_daemon.c */
 int cmd_recover(int argc, char **argv);	/* cmd_recover.c */
+int cmd_lastboot(int argc, char **argv);	/* cmd_lastboot.c */
 
 /*
  * A whole number in 0..@max (decimal, 0x hex or 0 octal; 0 only if @zero_ok) for

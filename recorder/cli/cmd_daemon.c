@@ -469,7 +469,7 @@ static int cmd_status(int argc, char **argv)
 	static uint8_t buf[CTL_MAX_PAYLOAD];
 	const struct ctl_status_reply *s = (void *)buf;
 	const struct ctl_status_cpu *cpu = (void *)(s + 1);
-	const char *str[7] = { "", "", "", "", "", "", "" };
+	const char *str[8] = { "", "", "", "", "", "", "", "" };
 	struct client_opts co;
 	struct ctl_hdr h;
 	size_t need;
@@ -491,7 +491,7 @@ static int cmd_status(int argc, char **argv)
 	}
 	p = (const char *)(cpu + s->ncpus);
 	end = p + s->strings_len;
-	for (int i = 0; i < 7 && p < end; i++) {
+	for (int i = 0; i < 8 && p < end; i++) {
 		const char *nul = memchr(p, 0, end - p);
 
 		if (!nul)
@@ -517,6 +517,7 @@ static int cmd_status(int argc, char **argv)
 		json_str("output_dir", str[3], 1);
 		json_str("config", str[4], 1);
 		json_str("last_error", str[5], 1);
+		json_str("lastboot", str[7], 1);
 		printf("\"raw_bytes\": %llu, \"file_bytes\": %llu, \"compression_ratio\": %.3f, "
 		       "\"current_raw_bytes\": %llu, \"current_file_bytes\": %llu, "
 		       "\"files_done\": %u, \"snapshots\": %u, \"disk_used\": %llu, "
@@ -565,6 +566,8 @@ static int cmd_status(int argc, char **argv)
 	       (unsigned long long)lost, (unsigned long long)ovr);
 	if (*str[5])
 		printf("  last error:   %s\n", str[5]);
+	if (*str[7])
+		printf("  last boot:    %s\n", str[7]);
 	print_triggers(str[6], 0);
 	printf("  %4s %12s %10s %10s %10s %12s\n", "CPU", "entries", "overrun", "lost", "pages",
 	       "bytes");

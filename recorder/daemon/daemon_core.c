@@ -173,6 +173,7 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 		}
 		d->pidfile = strdup(d->cfg.pidfile);
 	}
+	dmn_save_lastboot(d);
 	ret = -EOPNOTSUPP;
 	if (d->cfg.mode == CONFIG_MODE_FLIGHT) {
 		d->fl = flight_start(&d->cfg, &ret);

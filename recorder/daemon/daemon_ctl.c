@@ -105,6 +105,7 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 	add_str(r, d->last_err, &n);
 	dmn_triggers_status(d, trig, sizeof(trig));
 	add_str(r, trig, &n);
+	add_str(r, d->lastboot, &n);
 	((struct ctl_status_reply *)r->buf)->strings_len = n;
 }
 

@@ -25,12 +25,51 @@
 #include "util/log.h"
 #include "daemon.h"
 #include "daemon_local.h"
+#include "lastboot/lastboot.h"
 
 static void capture_failed(struct recd *d, long err);
 
 static void pump_failed(void *arg, long err)
 {
 	capture_failed(arg, err);
+}
+
+/*
+ * The trace the previous boot left in the module's persistent rings (a crash, most
+ * likely) goes to the output directory before anything else, as lastboot-BOOT_ID.dat,
+ * and the module's copy is freed. Whatever happens is said in status.
+ */
+void dmn_save_lastboot(struct recd *d)
+{
+	struct lastboot_result r;
+	char id[37], path[PATH_MAX];
+	int ret = lastboot_pending_id(id);
+
+	if (ret == -ENOENT) {
+		snprintf(d->lastboot, sizeof(d->lastboot), "none");
+		return;
+	}
+	if (!ret && (size_t)snprintf(path, sizeof(path), "%s/lastboot-%s.dat", d->cfg.output_dir,
+				     id) >= sizeof(path))
+		ret = -ENAMETOOLONG;
+	if (ret) {
+		snprintf(d->lastboot, sizeof(d->lastboot), "failed: %s", strerror(-ret));
+		log_err("previous-boot trace: %s", strerror(-ret));
+		return;
+	}
+	ret = lastboot_write(path, 1, &r);
+	if (ret == LASTBOOT_NONE) {
+		snprintf(d->lastboot, sizeof(d->lastboot), "none");
+	} else if (ret) {
+		snprintf(d->lastboot, sizeof(d->lastboot), "failed: %s", r.why);
+		log_err("previous-boot trace: %s", r.why);
+	} else {
+		snprintf(d->lastboot, sizeof(d->lastboot),
+			 "%s: %llu events, %llu sub-buffers dropped, %s", path,
+			 (unsigned long long)r.events, (unsigned long long)r.dropped,
+			 r.sealed ? "sealed at a panic" : "not sealed");
+		log_warn("the previous boot left a trace: %s", d->lastboot);
+	}
 }
 
 /*

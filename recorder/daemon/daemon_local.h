@@ -50,6 +50,7 @@ struct recd {
 	struct rotate_state		rs;
 	enum ctl_state			state;
 	char				last_err[256];
+	char				lastboot[PATH_MAX + 160];	/* for status */
 	uint64_t			done_raw;	/* finished files */
 	uint64_t			done_file;
 	unsigned int			files;
@@ -77,6 +78,7 @@ void dmn_set_tick(struct recd *d, unsigned int ms);
 
 /* daemon_files.c */
 void dmn_after_crash(struct recd *d);
+void dmn_save_lastboot(struct recd *d);
 int dmn_capture_open(struct recd *d, const char *path);
 int dmn_capture_close(struct recd *d);
 int dmn_new_file_path(struct recd *d, char *path, size_t len);

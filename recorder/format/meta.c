@@ -5,6 +5,7 @@
  * and from the ftring module by its source; encoded by v7_encode.c.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,9 @@
 
 #include "util/log.h"
 #include "meta.h"
+
+/* systems the ftring module's format text may name (it has five) */
+#define MODULE_MAX_SYSTEMS	64
 
 void meta_system_free(struct meta_system *s)
 {
@@ -138,6 +142,65 @@ int meta_add_system_text(struct trace_meta *m, const char *sys, const char *text
 	meta_system_free(slot);
 	*slot = s;
 	return 0;
+}
+
+/**
+ * meta_add_module_formats() - add the ftring module's event formats
+ * @m: metadata to add to
+ * @text: NUL-terminated; per event a line "system: SYS" then its tracefs format file
+ *        (what /dev/ftring/ctl reads, and what the persistent region keeps)
+ * @len: strlen(@text)
+ *
+ * Each system's formats go into the metadata together, replacing a tracefs system of
+ * the same name: the pages hold the module's events, with the module's IDs.
+ * Return: 0, -EPROTO for text not in that form, or -ENOMEM.
+ */
+int meta_add_module_formats(struct trace_meta *m, const char *text, size_t len)
+{
+	const char *done[MODULE_MAX_SYSTEMS];
+	int nr_done = 0, ret = 0;
+	char *acc = malloc(len + 1);
+
+	if (!acc)
+		return -ENOMEM;
+	/* Pass 1 finds each new system; pass 2 gathers that system's formats. */
+	for (const char *p = text; p && *p && !ret;) {
+		const char *sys = p + 8, *eol = strchr(p, '\n');
+		size_t syslen, acc_len = 0;
+		int seen = 0;
+
+		if (strncmp(p, "system: ", 8) || !eol || eol == sys ||
+		    nr_done >= MODULE_MAX_SYSTEMS) {
+			ret = -EPROTO;
+			break;
+		}
+		syslen = (size_t)(eol - sys);
+		for (int i = 0; i < nr_done; i++)
+			seen |= !strncmp(done[i], sys, syslen) && done[i][syslen] == '\n';
+		for (const char *q = p; !seen && q && *q;) {
+			const char *qsys = q + 8, *nl = strchr(q, '\n');
+			const char *body = nl ? nl + 1 : q + strlen(q);
+			const char *next = strstr(body, "\nsystem: ");
+			size_t blen = next ? (size_t)(next + 1 - body) : strlen(body);
+
+			if (!strncmp(qsys, sys, syslen) && qsys[syslen] == '\n') {
+				memcpy(acc + acc_len, body, blen);
+				acc_len += blen;
+			}
+			q = next ? next + 1 : NULL;
+		}
+		if (!seen) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%.*s", (int)syslen, sys);
+			done[nr_done++] = sys;
+			ret = meta_add_system_text(m, name, acc, acc_len);
+		}
+		p = strstr(p, "\nsystem: ");
+		p = p ? p + 1 : NULL;
+	}
+	free(acc);
+	return ret == -EINVAL ? -EPROTO : ret;
 }
 
 /**

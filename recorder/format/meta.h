@@ -56,6 +56,10 @@ void meta_system_free(struct meta_system *s);
  * starting with "name: "), as the ftring module exports them. */
 int meta_add_system_text(struct trace_meta *m, const char *sys, const char *text, size_t len);
 
+/* Adds the ftring module's formats (@text as /dev/ftring/ctl reads, NUL-terminated):
+ * each of its systems replaces a tracefs one of that name. 0, -EPROTO or -ENOMEM. */
+int meta_add_module_formats(struct trace_meta *m, const char *text, size_t len);
+
 void meta_free(struct trace_meta *m);
 
 #endif /* REC_META_H */

@@ -90,6 +90,7 @@ struct source {
 	const struct source_ops	*ops;
 	int			ncpus;		/* CPU ids 0..ncpus-1 (possible CPUs) */
 	unsigned int		page_size;	/* sub-buffer size, header included */
+	int			persistent;	/* pages outlive a crash (ftring persist=) */
 	void			*priv;		/* free for the implementation */
 };
 

@@ -23,6 +23,7 @@
 #include "ftring_events.h"
 #include "util/log.h"
 #include "format/meta.h"
+#include "lastboot/boot_record.h"
 #include "mmap_ring.h"
 #include "source.h"
 
@@ -235,6 +236,19 @@ static int open_cpus(struct source_kmod *k)
 	return 0;
 }
 
+/* The next boot's readout names this boot (and finds its boot record) by this id. */
+static void set_boot_id(int ctl)
+{
+	struct ftring_boot_id b;
+	int ret = boot_id_current(b.id);
+
+	if (!ret && ioctl(ctl, FTRING_IOC_SET_BOOT_ID, &b) < 0)
+		ret = -errno;
+	if (ret)
+		log_warn("kmod source: the persistent rings will not carry this boot's id: %s",
+			 strerror(-ret));
+}
+
 static int kmod_open(struct source *s, const struct source_params *p)
 {
 	struct source_kmod *k = (struct source_kmod *)s;
@@ -273,7 +287,15 @@ static int kmod_open(struct source *s, const struct source_params *p)
 	ret = parse_clock(p->clock, &k->cfg.clock);
 	if (ret)
 		goto fail;
-	if (p->buffer_kb) {
+	if (st.flags & FTRING_STATUS_PERSIST) {
+		/* the rings are the region's: as large as it is, named after this boot */
+		s->persistent = 1;
+		if (p->buffer_kb)
+			log_info("kmod source: persistent rings: %u sub-buffers per CPU, the "
+				 "region's size, whatever the buffer size asked",
+				 k->saved.nr_subbufs);
+		set_boot_id(k->ctl);
+	} else if (p->buffer_kb) {
 		__u64 n = (__u64)p->buffer_kb * 1024 / k->saved.subbuf_size;
 
 		k->cfg.nr_subbufs = n < 2 ? 2 : n > 65536 ? 65536 : (__u32)n;
@@ -417,63 +439,19 @@ static char *read_formats(int ctl, size_t *len)
 	return NULL;
 }
 
-/*
- * The module's formats: per event, a line "system: SYS" then its tracefs format file.
- * Each system's formats go into the metadata together, replacing a tracefs system of
- * the same name: the pages hold the module's events, with the module's IDs.
- */
+/* The module's formats, with the module's IDs, replace tracefs systems of their names. */
 static int kmod_add_meta(struct source *s, struct trace_meta *m)
 {
 	struct source_kmod *k = (struct source_kmod *)s;
-	char *text, *acc = NULL;
-	const char *done[FTRING_NR_EVENTS + 1];
-	int nr_done = 0, ret = 0;
 	size_t len;
+	char *text = read_formats(k->ctl, &len);
+	int ret;
 
-	text = read_formats(k->ctl, &len);
 	if (!text)
 		return -EIO;
-	acc = malloc(len + 1);
-	if (!acc) {
-		free(text);
-		return -ENOMEM;
-	}
-	/* Pass 1 finds each new system; pass 2 gathers that system's formats. */
-	for (const char *p = text; p && *p && !ret;) {
-		const char *sys = p + 8, *eol = strchr(p, '\n');
-		size_t syslen, acc_len = 0;
-		int seen = 0;
-
-		if (strncmp(p, "system: ", 8) || !eol || eol == sys || nr_done > FTRING_NR_EVENTS) {
-			log_err("kmod source: unexpected event format text from the module");
-			ret = -EPROTO;
-			break;
-		}
-		syslen = (size_t)(eol - sys);
-		for (int i = 0; i < nr_done; i++)
-			seen |= !strncmp(done[i], sys, syslen) && done[i][syslen] == '\n';
-		for (const char *q = p; !seen && q && *q;) {
-			const char *qsys = q + 8, *body = strchr(q, '\n') + 1;
-			const char *next = strstr(body, "\nsystem: ");
-			size_t blen = next ? (size_t)(next + 1 - body) : strlen(body);
-
-			if (!strncmp(qsys, sys, syslen) && qsys[syslen] == '\n') {
-				memcpy(acc + acc_len, body, blen);
-				acc_len += blen;
-			}
-			q = next ? next + 1 : NULL;
-		}
-		if (!seen) {
-			char name[64];
-
-			snprintf(name, sizeof(name), "%.*s", (int)syslen, sys);
-			done[nr_done++] = sys;
-			ret = meta_add_system_text(m, name, acc, acc_len);
-		}
-		p = strstr(p, "\nsystem: ");
-		p = p ? p + 1 : NULL;
-	}
-	free(acc);
+	ret = meta_add_module_formats(m, text, len);
+	if (ret == -EPROTO)
+		log_err("kmod source: unexpected event format text from the module");
 	free(text);
 	return ret;
 }

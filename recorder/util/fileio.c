@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -119,6 +121,48 @@ int fio_open_tmp_beside(const char *path, int mode)
 	fd = open(dirname(d), O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
 	free(d);
 	return fd < 0 ? -errno : fd;
+}
+
+int fio_create_beside(const char *path, int mode, char *tmp, size_t tmplen)
+{
+	char *d, *b;
+	int fd = fio_open_tmp_beside(path, mode);
+
+	tmp[0] = '\0';
+	if (fd != -EOPNOTSUPP && fd != -EISDIR)
+		return fd;
+	d = strdup(path);
+	b = strdup(path);
+	if (!d || !b) {
+		fd = -ENOMEM;
+	} else if ((size_t)snprintf(tmp, tmplen, "%s/.%s.XXXXXX", dirname(d), basename(b)) >=
+		   tmplen) {
+		fd = -ENAMETOOLONG;
+	} else {
+		fd = mkostemp(tmp, O_CLOEXEC);
+		if (fd < 0 || fchmod(fd, (mode_t)mode)) {
+			fd = -errno;
+			unlink(tmp);
+		}
+	}
+	if (fd < 0)
+		tmp[0] = '\0';
+	free(d);
+	free(b);
+	return fd;
+}
+
+int fio_publish(const char *path, const char *tmp, int ok)
+{
+	if (!tmp[0])
+		return 0;
+	if (!ok || rename(tmp, path)) {
+		int err = ok ? -errno : 0;
+
+		unlink(tmp);
+		return err;
+	}
+	return fio_sync_dir_of(path);
 }
 
 int fio_reserve_fds(unsigned long n)

@@ -25,6 +25,20 @@ int fio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
  */
 int fio_open_tmp_beside(const char *path, int mode);
 
+/*
+ * The file that becomes @path once complete: unnamed (O_TMPFILE) where the filesystem
+ * has it; else (9p, some FUSE and network filesystems) a hidden ".NAME.XXXXXX" beside
+ * @path, whose name goes to @tmp (@tmp[0] = '\0' for an unnamed one). An fd or -errno.
+ * A writer that renames into place itself (v7_finish) writes to @tmp when it is set.
+ */
+int fio_create_beside(const char *path, int mode, char *tmp, size_t tmplen);
+
+/*
+ * After fio_create_beside(): with @ok, gives a named @tmp the name @path (and syncs the
+ * directory); without, removes it. Nothing to do for an unnamed file. 0 or -errno.
+ */
+int fio_publish(const char *path, const char *tmp, int ok);
+
 /* fsync of the directory holding @path: its entry (a new or renamed file) is on disk. */
 int fio_sync_dir_of(const char *path);
 

@@ -667,7 +667,8 @@ TEST_F(ctl, version_and_status)
 		}
 	}
 	EXPECT_EQ(FTRING_NR_EVENTS, s.nr_events);
-	EXPECT_EQ(0, s.reserved[0] | s.reserved[1] | s.reserved[2]);
+	EXPECT_EQ(0, s.reserved[0] | s.reserved[1] | s.pad);
+	EXPECT_EQ(0, s.flags);	/* loaded without persist= */
 
 	ASSERT_EQ(0, ft_set_events(self->ctl, MARKER_BIT));
 	ASSERT_EQ(0, ft_start(self->ctl));

@@ -1,0 +1,171 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest half of 075-persist.sh: two boots of one qemu (tests/vm/run --reboot), the
+# region reserved with memmap=16M$256M on the kernel command line.
+#   persist.sh MODE   (MODE: sysrq | hung-corrupt)
+# Boot 1 ($VM_OUT/stage absent):
+#   - sysrq: recorderd lastboot says why there is nothing (module absent, loaded
+#     without persist=, cold region: exit 3 each);
+#   - hung-corrupt: the region is filled with garbage first (a bad region on a cold
+#     boot: still exit 3, nothing crashes);
+#   then ftring with persist=, `recorderd start` (flight mode, kmod: it saves the boot
+#   record), markers "pre 1..N" pinned on CPU 0 (several times the ring), markers on
+#   CPU 1, "last-before-crash" on CPU 0, and the crash: sysrq-c (panic() at once), or a
+#   hung task on a frozen ext4 with hung_task_panic (the panic comes from khungtaskd).
+# Boot 2 ($VM_OUT/stage = 1):
+#   - hung-corrupt: CORRUPT_PAGES sub-buffers of CPU 0 get garbage through /dev/mem
+#     before the module loads (the layout from boot 1's log);
+#   - ftring with persist=: what it kept and dropped (dmesg), `recorderd lastboot`
+#     ($VM_OUT/last.dat, timed from insmod), a second readout, then `recorderd start`
+#     saves lastboot-<boot id>.dat in its output directory and releases the module's
+#     copy (a third readout: exit 3), status says where the trace went.
+# The host reads the files with trace-cmd report.
+. /vm/guest/lib.sh
+O=$VM_OUT
+MODE=$1
+PERSIST=16M@0x10000000
+BASE=$((0x10000000))
+CORRUPT_FIRST=600
+CORRUPT_PAGES=5
+NMARK=300000
+export RECORDERD_STATE_DIR=$O/state
+
+# d_start NAME DIR: recorderd start in flight mode on the module, socket /tmp/NAME.sock
+d_start() {
+	mkdir -p "$2"
+	recorderd start -f --socket "/tmp/$1.sock" -d "$2" -s kmod --mode flight \
+		-e sched -e marker >"$O/$1.log" 2>&1 &
+	DPID=$!
+	_i=0
+	while [ $_i -lt 600 ]; do
+		recorderd status --socket "/tmp/$1.sock" >/dev/null 2>&1 && return 0
+		kill -0 $DPID 2>/dev/null || break
+		sleep 0.1; _i=$((_i + 1))
+	done
+	return 1
+}
+d_stop() {
+	recorderd stop --socket "/tmp/$1.sock" --timeout 60 >/dev/null 2>&1
+	wait $DPID
+	g_eq "$1.daemon-exit" "$?" 0
+}
+# lb_none NAME WHY-PATTERN: recorderd lastboot exits 3 saying why
+lb_none() {
+	_o=$(recorderd lastboot -o /tmp/none.dat 2>&1)
+	_rc=$?
+	g_eq "$1.exit-3" "$_rc" 3
+	if echo "$_o" | grep -q "$2"; then g_ok "$1.message"; else
+		g_fail "$1.message" "said '$_o', want /$2/"; fi
+	g_check "$1.no-file" test ! -e /tmp/none.dat
+}
+
+stage=$(cat "$O/stage" 2>/dev/null)
+if [ -z "$stage" ]; then
+	# ---------------------------------------------------------------- boot 1
+	g_dmesg_mark
+	lb_none boot1.no-module "module is not loaded"
+	if [ "$MODE" = sysrq ]; then
+		insmod /vm/ftring.ko || { g_fail boot1.insmod "plain insmod failed"; exit 1; }
+		lb_none boot1.no-persist "without persist="
+		rmmod ftring
+	else
+		# a cold boot's region may hold anything
+		dd if=/dev/urandom of=/dev/mem bs=4096 seek=$((BASE / 4096)) count=4096 \
+			conv=notrunc 2>/dev/null
+		g_eq boot1.garbage-written "$?" 0
+	fi
+	if ! insmod /vm/ftring.ko persist=$PERSIST; then
+		g_fail boot1.insmod "insmod persist=$PERSIST failed: $(dmesg | tail -n 3)"
+		exit 1
+	fi
+	g_ok boot1.insmod
+	g_check boot1.cold-region sh -c 'dmesg | grep -q "persist: no previous-boot trace"' 
+	lb_none boot1.cold "held no trace"
+	dmesg | grep "ftring: persist:" >"$O/boot1-persist.txt"
+	cat /proc/sys/kernel/random/boot_id >"$O/boot1-id.txt"
+	grep ' [Tt] schedule$' /proc/kallsyms | head -n 1 >"$O/boot1-sym.txt"
+	# sub-buffers per CPU: what the ring can hold
+	if ! d_start d1 /tmp/d1; then
+		g_fail boot1.start "recorderd start: $(tail -n 3 "$O/d1.log")"
+		exit 1
+	fi
+	g_ok boot1.start
+	g_check boot1.boot-record test -s "$RECORDERD_STATE_DIR/boots/$(cat "$O/boot1-id.txt").dat"
+	recorderd status --socket /tmp/d1.sock >"$O/boot1-status.txt" 2>&1
+	g_check boot1.status-lastboot-none grep -q "last boot: *none" "$O/boot1-status.txt"
+	taskset -c 1 ftring_markers cpu1 1 2000 &
+	W1=$!
+	taskset -c 0 ftring_markers pre 1 $NMARK
+	g_eq boot1.markers "$?" 0
+	wait $W1
+	taskset -c 0 ftring_markers last-before-crash 1 1
+	echo $NMARK >"$O/written.txt"
+	echo 1 >"$O/stage"
+	sync
+	echo 1 >/proc/sys/kernel/sysrq
+	if [ "$MODE" = sysrq ]; then
+		echo c >/proc/sysrq-trigger
+	else
+		mkdir -p /mnt
+		mount -t ext4 /dev/vda /mnt || { g_fail boot1.mount "no /dev/vda"; exit 1; }
+		echo 1 >/proc/sys/kernel/hung_task_panic
+		echo 1 >/proc/sys/kernel/hung_task_timeout_secs
+		fsfreeze --freeze /mnt
+		# blocks in D state on the frozen fs until khungtaskd panics
+		echo x >/mnt/blocked
+	fi
+	sleep 120
+	g_fail boot1.crash "still running after the crash"
+	exit 1
+fi
+
+# -------------------------------------------------------------------- boot 2
+echo 2 >"$O/stage"
+g_dmesg_mark
+if [ "$MODE" = hung-corrupt ]; then
+	# page of sub-buffer I of CPU 0: from boot 1's layout line
+	layout=$(grep -o "from page [0-9]* (meta, [0-9]* descriptor" "$O/boot1-persist.txt")
+	first=$(echo "$layout" | awk '{ print $3 }')
+	desc=$(echo "$layout" | awk '{ print $6 }')
+	i=0
+	while [ $i -lt $CORRUPT_PAGES ]; do
+		pg=$((BASE / 4096 + first + 1 + desc + CORRUPT_FIRST + i))
+		# 64 bytes in the middle of the events
+		dd if=/dev/urandom of=/dev/mem bs=64 seek=$((pg * 64 + 32)) count=1 conv=notrunc \
+			2>/dev/null || g_fail boot2.corrupt "dd to page $pg failed"
+		i=$((i + 1))
+	done
+	echo "$CORRUPT_PAGES" >"$O/corrupted.txt"
+fi
+ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+t0=$(ms)
+if ! insmod /vm/ftring.ko persist=$PERSIST; then
+	g_fail boot2.insmod "insmod failed: $(dmesg | tail -n 3)"
+	exit 1
+fi
+recorderd lastboot -o "$O/last.dat" >"$O/lastboot.txt" 2>&1
+rc=$?
+t1=$(ms)
+echo $((t1 - t0)) >"$O/lastboot-ms.txt"
+g_eq boot2.lastboot "$rc" 0
+cat "$O/lastboot.txt"
+dmesg | grep "ftring: persist:" >"$O/boot2-persist.txt"
+cat /proc/sys/kernel/random/boot_id >"$O/boot2-id.txt"
+grep ' [Tt] schedule$' /proc/kallsyms | head -n 1 >"$O/boot2-sym.txt"
+g_check boot2.names-boot1 grep -q "boot $(cat "$O/boot1-id.txt")" "$O/lastboot.txt"
+g_check boot2.sealed grep -q "sealed at a panic" "$O/lastboot.txt"
+g_check boot2.symbols sh -c "! grep -q 'no kallsyms' '$O/lastboot.txt'"
+recorderd lastboot -o /tmp/again.dat >/dev/null 2>&1
+g_eq boot2.lastboot-again "$?" 0
+if d_start d2 "$O/d2"; then
+	g_ok boot2.start
+	recorderd status --socket /tmp/d2.sock >"$O/boot2-status.txt" 2>&1
+	g_check boot2.status-lastboot grep -q "last boot: *$O/d2/lastboot-$(cat "$O/boot1-id.txt").dat: [0-9]* events" "$O/boot2-status.txt"
+	g_check boot2.daemon-file test -s "$O/d2/lastboot-$(cat "$O/boot1-id.txt").dat"
+	lb_none boot2.released "released already"
+	d_stop d2
+else
+	g_fail boot2.start "recorderd start: $(tail -n 3 "$O/d2.log")"
+fi
+g_dmesg_clean boot2.dmesg
+exit 0
