@@ -323,6 +323,7 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		.clock = p->clock,
 		.buffer_percent = watermark,
 		.take_over = p->take_over,
+		.keep = p->keep,
 	};
 	struct source_params sp = {
 		.instance = p->instance,

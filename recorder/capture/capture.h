@@ -35,6 +35,7 @@ struct capture_params {
 						 * the creator's */
 	int			take_over;	/* @instance is a crashed recorder's: keep its
 						 * buffer (source/tracing.h) */
+	int			keep;		/* record what the buffer holds already */
 	const char *const	*events;	/* "SYSTEM" or "SYSTEM:EVENT", may be NULL */
 	int			nr_events;
 	const char		*output;	/* file to create (truncated) */

@@ -35,6 +35,8 @@ static void usage(FILE *f)
 		"  -b, --buffer-kb KB     per-CPU ring buffer size to set\n"
 		"  -B, --instance NAME    record tracefs instance NAME (created if missing)\n"
 		"  -c, --clock CLOCK      trace clock to use (default: leave as is)\n"
+		"  -k, --keep             also record what the buffer holds already (upstream's\n"
+		"                         persistent instance after a reboot); not cleared first\n"
 		"      --chunk-pages N    pages per compressed chunk\n"
 		"      --compress-threads N  idle-priority threads compressing (default one\n"
 		"                         per CPU, at most 8); 0: compress while moving pages\n"
@@ -168,6 +170,7 @@ int cmd_record(int argc, char **argv)
 		{ "buffer-kb",	 required_argument, NULL, 'b' },
 		{ "instance",	 required_argument, NULL, 'B' },
 		{ "clock",	 required_argument, NULL, 'c' },
+		{ "keep",	 no_argument,	    NULL, 'k' },
 		{ "chunk-pages", required_argument, NULL, OPT_CHUNK },
 		{ "region-mb",	 required_argument, NULL, OPT_REGION },
 		{ "period-ms",	 required_argument, NULL, OPT_PERIOD },
@@ -197,7 +200,7 @@ int cmd_record(int argc, char **argv)
 	pid_t child = 0;
 	sigset_t old;
 
-	while ((opt = getopt_long(argc, argv, "+s:e:C:L:o:b:B:c:qvh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+s:e:C:L:o:b:B:c:kqvh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			p.source = optarg;
@@ -278,6 +281,9 @@ int cmd_record(int argc, char **argv)
 				goto bad;
 			}
 			p.durable = !strcmp(optarg, "power");
+			break;
+		case 'k':
+			p.keep = 1;
 			break;
 		case 'q':
 			quiet = 1;

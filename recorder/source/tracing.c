@@ -309,7 +309,7 @@ static int setup(struct tracing *t, const struct tracing_params *p)
 			return ret;
 	}
 	/* Start from an empty buffer, as trace-cmd record does (unless taking over). */
-	return p->take_over ? 0 : write_file(t, "trace", "");
+	return p->take_over || p->keep ? 0 : write_file(t, "trace", "");
 }
 
 struct tracing *tracing_setup(const struct tracing_params *p, int *err)

@@ -27,6 +27,9 @@ struct tracing_params {
 	int			take_over;	/* @instance was left tracing by a recorder
 						 * that died: keep tracing on and what its
 						 * buffer holds; ours to remove at stop */
+	int			keep;		/* record what the buffer already holds (a
+						 * persistent instance after a reboot): no
+						 * clear at the start */
 };
 
 /**

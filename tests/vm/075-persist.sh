@@ -9,6 +9,9 @@
 #   hung-corrupt   a hung task panics (hung_task_panic); before boot 2 loads the
 #                  module, 5 sub-buffers of CPU 0 are damaged: exactly those are
 #                  dropped (and counted), the rest comes back
+#   upstream       (6.12+) ftring's region by reserve_mem LABEL, and the same markers
+#                  in upstream's persistent instance boot_map: what each kept
+# PERSIST_MODES picks some of them.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$TOP/tests/vm/lib.sh"
 
@@ -21,13 +24,23 @@ for t in trace-cmd mkfs.ext4; do
 done
 [ -x "$TOP/build/recorderd" ] || { t_fail persist "build/recorderd missing"; t_done; }
 
-for mode in sysrq hung-corrupt; do
+modes="sysrq hung-corrupt"
+# upstream's persistent instance and reserve_mem= exist from 6.12 on
+case ${VM_KVER:-} in 6.1[2-9]*|6.[2-9][0-9]*|[7-9].*) modes="$modes upstream" ;; esac
+modes=${PERSIST_MODES:-$modes}
+for mode in $modes; do
 	img=$(mktemp "$TOP/build/vm/persist-disk.XXXXXX")
 	truncate -s 16M "$img"
 	mkfs.ext4 -q -F "$img"
-	VM_APPEND='memmap=16M$0x10000000' \
-	VM_QEMU_ARGS="-drive file=$img,if=virtio,format=raw" \
-		vm_test "persist-$mode" --reboot -c 2 -t 900 -- "$TOP/tests/vm/guest/persist.sh" "$mode"
+	app='memmap=16M$0x10000000' arg=16M@0x10000000
+	if [ "$mode" = upstream ]; then
+		# ours by label; nokaslr: a moved kernel could move a reserve_mem region
+		app='reserve_mem=16M:4096:ftring nokaslr memmap=16M$0x12000000 trace_instance=boot_map@0x12000000:16M'
+		arg=ftring
+	fi
+	VM_APPEND=$app VM_QEMU_ARGS="-drive file=$img,if=virtio,format=raw" \
+		vm_test "persist-$mode" --reboot -c 2 -t 900 -- "$TOP/tests/vm/guest/persist.sh" \
+		"$mode" "$arg"
 	rm -f "$img"
 	d=$VM_DIR n=persist-$mode
 	[ -s "$d/last.dat" ] || { t_fail "$n.file" "no last.dat"; continue; }
@@ -47,7 +60,7 @@ for mode in sysrq hung-corrupt; do
 	missing=$((last - first + 1 - cnt))
 	# far back: the ring holds thousands of markers
 	t_check "$n.history" test "$cnt" -gt 20000
-	if [ "$mode" = sysrq ]; then
+	if [ "$mode" != hung-corrupt ]; then
 		t_check "$n.no-gap" test "$missing" -eq 0
 	else
 		# the damaged sub-buffers took one or two runs of markers, no more
@@ -67,6 +80,14 @@ for mode in sysrq hung-corrupt; do
 	id1=$(cat "$d/boot1-id.txt")
 	dfile=$d/d2/lastboot-$id1.dat
 	t_check "$n.daemon-file" sh -c "trace-cmd report '$dfile' 2>/dev/null | grep -q 'marker: *last-before-crash 1'"
-	echo "$n: $(cat "$d/lastboot.txt" | head -n 1); module load to file $(cat "$d/lastboot-ms.txt") ms" >&2
+	echo "$n: $(head -n 1 "$d/lastboot.txt"); module load to file $(cat "$d/lastboot-ms.txt") ms" >&2
+	if [ "$mode" = upstream ]; then
+		# the same markers went to upstream's boot_map instance: what did it keep?
+		trace-cmd report "$d/upstream.dat" >"$d/upstream-report.txt" 2>/dev/null
+		up=$(grep -cE 'print: .*(pre [0-9]+|last-before-crash 1)$' "$d/upstream-report.txt")
+		t_check "$n.upstream-read" test -s "$d/upstream.dat"
+		echo "$n: after the same crash: ftring kept $cnt of CPU 0's $(cat "$d/written.txt") markers; upstream's persistent instance kept $up (of the same sequence)" >&2
+		echo "ftring=$cnt upstream=$up" >"$d/compare.txt"
+	fi
 done
 t_done

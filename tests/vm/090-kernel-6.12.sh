@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The guest suite again on Debian 12's 6.12 kernel (bookworm-security), with the
-# module built for it (make module-6.12): every tests/vm/NNN-*.sh below 070, each of
-# its cases reported here as 6.12.<test>.<case>. The power-cut test (070) checks the
+# module built for it (make module-6.12): every tests/vm/NNN-*.sh below 070 and the
+# persistent-rings test 075 (which on 6.12 also compares with upstream's persistent
+# instance), each of its cases reported here as 6.12.<test>.<case>. The power-cut test (070) checks the
 # recorder and ext4 against a cut, not the module, and runs on 6.1 only (7 minutes).
 # On 6.12 the guest also records with the mmap source against upstream ftrace's own
 # mmap ABI (6.10+), read back with trace-cmd on the host.
@@ -23,7 +24,7 @@ fi
 t_eq kernel-6.12.module-vermagic "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" "$kver"
 
 export VM_KVER=$kver FTRING_KO=$ko
-for t in "$TOP"/tests/vm/0[0-6][0-9]-*.sh; do
+for t in "$TOP"/tests/vm/0[0-6][0-9]-*.sh "$TOP"/tests/vm/075-*.sh; do
 	name=$(basename "$t" .sh)
 	out=$("$t" 2>&1)
 	rc=$?

@@ -2,7 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest half of 075-persist.sh: two boots of one qemu (tests/vm/run --reboot), the
 # region reserved with memmap=16M$256M on the kernel command line.
-#   persist.sh MODE   (MODE: sysrq | hung-corrupt)
+#   persist.sh MODE [PERSIST]   (MODE: sysrq | hung-corrupt | upstream; PERSIST: the
+#                                module parameter, default 16M@0x10000000)
+# upstream (Linux >= 6.12): the region is a reserve_mem= LABEL, and upstream's own
+# persistent instance boot_map (trace_instance=boot_map@ADDR:SIZE on the command line)
+# gets the same markers; boot 2 reads it with `recorderd record -s splice -B boot_map`
+# ($VM_OUT/upstream.dat) to compare what each kept after the same crash.
 # Boot 1 ($VM_OUT/stage absent):
 #   - sysrq: recorderd lastboot says why there is nothing (module absent, loaded
 #     without persist=, cold region: exit 3 each);
@@ -18,12 +23,14 @@
 #   - ftring with persist=: what it kept and dropped (dmesg), `recorderd lastboot`
 #     ($VM_OUT/last.dat, timed from insmod), a second readout, then `recorderd start`
 #     saves lastboot-<boot id>.dat in its output directory and releases the module's
-#     copy (a third readout: exit 3), status says where the trace went.
+#     copy (a third readout: exit 3), status says where the trace went;
+#   - rmmod and insmod again: boot 2's own trace comes back, not sealed.
 # The host reads the files with trace-cmd report.
 . /vm/guest/lib.sh
 O=$VM_OUT
 MODE=$1
-PERSIST=16M@0x10000000
+PERSIST=${2:-16M@0x10000000}
+UP=/sys/kernel/tracing/instances/boot_map
 BASE=$((0x10000000))
 CORRUPT_FIRST=600
 CORRUPT_PAGES=5
@@ -68,7 +75,7 @@ if [ -z "$stage" ]; then
 		insmod /vm/ftring.ko || { g_fail boot1.insmod "plain insmod failed"; exit 1; }
 		lb_none boot1.no-persist "without persist="
 		rmmod ftring
-	else
+	elif [ "$MODE" = hung-corrupt ]; then
 		# a cold boot's region may hold anything
 		dd if=/dev/urandom of=/dev/mem bs=4096 seek=$((BASE / 4096)) count=4096 \
 			conv=notrunc 2>/dev/null
@@ -93,17 +100,30 @@ if [ -z "$stage" ]; then
 	g_check boot1.boot-record test -s "$RECORDERD_STATE_DIR/boots/$(cat "$O/boot1-id.txt").dat"
 	recorderd status --socket /tmp/d1.sock >"$O/boot1-status.txt" 2>&1
 	g_check boot1.status-lastboot-none grep -q "last boot: *none" "$O/boot1-status.txt"
+	if [ "$MODE" = upstream ]; then
+		g_check boot1.upstream-instance test -d $UP
+		echo 1 >$UP/events/sched/sched_switch/enable
+		echo 1 >$UP/tracing_on
+	fi
 	taskset -c 1 ftring_markers cpu1 1 2000 &
 	W1=$!
 	taskset -c 0 ftring_markers pre 1 $NMARK
 	g_eq boot1.markers "$?" 0
 	wait $W1
+	if [ "$MODE" = upstream ]; then
+		taskset -c 1 ftring_markers -m $UP/trace_marker cpu1 1 2000 &
+		W1=$!
+		taskset -c 0 ftring_markers -m $UP/trace_marker pre 1 $NMARK
+		g_eq boot1.upstream-markers "$?" 0
+		wait $W1
+		taskset -c 0 ftring_markers -m $UP/trace_marker last-before-crash 1 1
+	fi
 	taskset -c 0 ftring_markers last-before-crash 1 1
 	echo $NMARK >"$O/written.txt"
 	echo 1 >"$O/stage"
 	sync
 	echo 1 >/proc/sys/kernel/sysrq
-	if [ "$MODE" = sysrq ]; then
+	if [ "$MODE" != hung-corrupt ]; then
 		echo c >/proc/sysrq-trigger
 	else
 		mkdir -p /mnt
@@ -155,6 +175,13 @@ grep ' [Tt] schedule$' /proc/kallsyms | head -n 1 >"$O/boot2-sym.txt"
 g_check boot2.names-boot1 grep -q "boot $(cat "$O/boot1-id.txt")" "$O/lastboot.txt"
 g_check boot2.sealed grep -q "sealed at a panic" "$O/lastboot.txt"
 g_check boot2.symbols sh -c "! grep -q 'no kallsyms' '$O/lastboot.txt'"
+if [ "$MODE" = upstream ]; then
+	# what upstream's persistent instance kept, read as it is (no new events)
+	echo 0 >$UP/tracing_on
+	recorderd record -s splice -B boot_map --keep -o "$O/upstream.dat" -- true \
+		>"$O/upstream.txt" 2>&1
+	g_eq boot2.upstream-record "$?" 0
+fi
 recorderd lastboot -o /tmp/again.dat >/dev/null 2>&1
 g_eq boot2.lastboot-again "$?" 0
 if d_start d2 "$O/d2"; then
@@ -166,6 +193,17 @@ if d_start d2 "$O/d2"; then
 	d_stop d2
 else
 	g_fail boot2.start "recorderd start: $(tail -n 3 "$O/d2.log")"
+fi
+# No panic: unloading and loading again keeps what was recorded (the rings stay in the
+# region), checked by structure only (nothing sealed it).
+if rmmod ftring && insmod /vm/ftring.ko persist=$PERSIST; then
+	recorderd lastboot -o "$O/unsealed.dat" >"$O/unsealed.txt" 2>&1
+	g_eq reload.lastboot "$?" 0
+	g_check reload.not-sealed grep -q "not sealed" "$O/unsealed.txt"
+	g_check reload.this-boot grep -q "boot $(cat "$O/boot2-id.txt")" "$O/unsealed.txt"
+	g_check reload.events grep -q ": [1-9][0-9]* events" "$O/unsealed.txt"
+else
+	g_fail reload.insmod "rmmod/insmod failed: $(dmesg | tail -n 3)"
 fi
 g_dmesg_clean boot2.dmesg
 exit 0

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recorder/lastboot/lastboot_image.c: the previous-boot image /dev/ftring/lastboot
+ * gives is checked field by field before use (every bad field refused, random damage
+ * never crashes), and the task names come from the sched events of all CPUs, newest
+ * by time (not by CPU order) winning.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "ftring_events.h"
+#include "lastboot/lastboot_image.h"
+#include "../lib/pagegen.h"
+
+#define PS		4096
+#define SWITCH_ID	300
+#define FORK_ID		303
+
+static const char formats[] =
+	"system: sched\nname: sched_switch\nID: 300\nformat:\n\tfield:unsigned short "
+	"common_type;\toffset:0;\tsize:2;\tsigned:0;\n\nprint fmt: \"x\"\n"
+	"system: sched\nname: sched_process_fork\nID: 303\nformat:\n\tfield:unsigned short "
+	"common_type;\toffset:0;\tsize:2;\tsigned:0;\n\nprint fmt: \"x\"\n";
+
+static void add_switch(struct pagegen *g, uint64_t ts, int prev, const char *pc, int next,
+		       const char *nc)
+{
+	struct ftring_ev_sched_switch e = { 0 };
+
+	e.ent.type = SWITCH_ID;
+	e.prev_pid = prev;
+	strncpy(e.prev_comm, pc, sizeof(e.prev_comm) - 1);
+	e.next_pid = next;
+	strncpy(e.next_comm, nc, sizeof(e.next_comm) - 1);
+	pg_add(g, ts, &e, sizeof(e));
+}
+
+/* An image of 2 CPUs: CPU 0 one page, CPU 1 two pages. Malloc'd, *@len bytes. */
+static char *make_image(size_t *len)
+{
+	struct pagegen g0, g1;
+	struct ftring_lastboot h = { 0 };
+	struct ftring_lastboot_cpu c[2] = { { 0 } };
+	size_t off_fmt = sizeof(h) + sizeof(c), off_pages;
+	struct ftring_ev_sched_process_fork f = { 0 };
+	char *img;
+
+	pg_init(&g0, PS);
+	pg_init(&g1, PS);
+	/* pid 42 is "old" at t=100 on CPU 1 and "new" at t=200 on CPU 0 */
+	add_switch(&g0, 200, 42, "new", 0, "swapper/0");
+	pg_close(&g0);
+	add_switch(&g1, 100, 42, "old", 7, "seven");
+	pg_close(&g1);
+	f.ent.type = FORK_ID;
+	f.parent_pid = 7;
+	strcpy(f.parent_comm, "seven");
+	f.child_pid = 8;
+	strcpy(f.child_comm, "eight");
+	pg_add(&g1, 150, &f, sizeof(f));
+	pg_close(&g1);
+
+	h.magic = FTRING_LASTBOOT_MAGIC;
+	h.version = FTRING_LASTBOOT_VERSION;
+	h.hdr_len = sizeof(h);
+	h.page_size = PS;
+	h.nr_cpus = 2;
+	h.sealed = FTRING_SEAL_PANIC;
+	h.fmt_len = sizeof(formats) - 1;
+	h.nr_pages = (uint32_t)(g0.nr + g1.nr);
+	c[0].cpu = 0;
+	c[0].pages = (uint32_t)g0.nr;
+	c[1].cpu = 1;
+	c[1].pages = (uint32_t)g1.nr;
+	off_pages = (off_fmt + h.fmt_len + PS - 1) / PS * PS;
+	*len = off_pages + (g0.nr + g1.nr) * PS;
+	img = calloc(1, *len);
+	memcpy(img, &h, sizeof(h));
+	memcpy(img + sizeof(h), c, sizeof(c));
+	memcpy(img + off_fmt, formats, h.fmt_len);
+	memcpy(img + off_pages, g0.pages, g0.nr * PS);
+	memcpy(img + off_pages + g0.nr * PS, g1.pages, g1.nr * PS);
+	pg_free(&g0);
+	pg_free(&g1);
+	return img;
+}
+
+TEST(valid_image_and_task_names)
+{
+	struct lastboot_view v;
+	const char *why;
+	size_t len, clen = 0;
+	uint32_t n;
+	char *img = make_image(&len), *cmd;
+
+	ASSERT_EQ(0, lastboot_view_init(&v, img, len, &why));
+	lastboot_cpu_pages(&v, 0, &n);
+	EXPECT_EQ(1, n);
+	lastboot_cpu_pages(&v, 1, &n);
+	EXPECT_EQ(2, n);
+	EXPECT_STREQ(formats, v.formats);
+	cmd = lastboot_cmdlines(&v, &clen);
+	ASSERT_NE(NULL, cmd);
+	EXPECT_EQ(strlen(cmd), clen);
+	/* the newest name by time, though CPU 1's pages come after CPU 0's */
+	EXPECT_NE(NULL, strstr(cmd, "42 new\n"));
+	EXPECT_EQ(NULL, strstr(cmd, "42 old\n"));
+	EXPECT_NE(NULL, strstr(cmd, "7 seven\n"));
+	EXPECT_NE(NULL, strstr(cmd, "8 eight\n"));
+	EXPECT_EQ(NULL, strstr(cmd, "\n0 "));	/* pid 0 is not a task name */
+	free(cmd);
+	lastboot_view_free(&v);
+	free(img);
+}
+
+/* Each damaged field alone is refused with a reason. */
+TEST(bad_fields_refused)
+{
+	struct ftring_lastboot *h;
+	struct ftring_lastboot_cpu *c;
+	struct lastboot_view v;
+	const char *why;
+	size_t len;
+	char *img = make_image(&len), *bad = malloc(len);
+
+	for (int k = 0; k < 11; k++) {
+		size_t blen = len;
+
+		memcpy(bad, img, len);
+		h = (void *)bad;
+		c = (void *)(bad + sizeof(*h));
+		switch (k) {
+		case 0: h->magic ^= 1; break;
+		case 1: h->version = 2; break;
+		case 2: h->page_size = 1000; break;
+		case 3: h->nr_cpus = 0; break;
+		case 4: h->nr_cpus = 100000; break;
+		case 5: h->fmt_len = 0; break;
+		case 6: h->fmt_len = 1U << 30; break;
+		case 7: c[1].pages = 1000; break;
+		case 8: h->nr_pages = 4; break;
+		case 9: blen = len - PS; break;		/* a page short */
+		case 10: c[1].cpu = 5; break;
+		}
+		EXPECT_EQ(-EINVAL, lastboot_view_init(&v, bad, blen, &why)) {
+			TH_LOG("case %d accepted", k);
+		}
+		EXPECT_NE(NULL, why);
+	}
+	EXPECT_EQ(-EINVAL, lastboot_view_init(&v, img, sizeof(*h) - 1, &why));
+	free(bad);
+	free(img);
+}
+
+/* Random damage anywhere: refused or read, never a crash (ASan in the fuzz build). */
+TEST(random_damage)
+{
+	struct lastboot_view v;
+	const char *why;
+	size_t len, clen;
+	char *img = make_image(&len), *bad = malloc(len), *cmd;
+
+	srand(1);
+	for (int i = 0; i < 20000; i++) {
+		memcpy(bad, img, len);
+		for (int j = 0; j < 1 + rand() % 8; j++) {
+			/* mostly the header and table, sometimes the pages */
+			size_t at = rand() % 4 ? (size_t)rand() % 256 : (size_t)rand() % len;
+
+			bad[at] = (char)rand();
+		}
+		if (lastboot_view_init(&v, bad, len, &why))
+			continue;
+		cmd = lastboot_cmdlines(&v, &clen);
+		free(cmd);
+		lastboot_view_free(&v);
+	}
+	free(bad);
+	free(img);
+}
+
+TEST(boot_id_text)
+{
+	static const uint8_t id[16] = { 0x4c, 0xa3, 0xda, 0x25, 0xe9, 0x14, 0x41, 0xc1,
+					0xb3, 0x33, 0xab, 0x88, 0x15, 0x2e, 0x7f, 0x6c };
+	uint8_t back[16];
+	char s[37];
+
+	lastboot_uuid_str(id, s);
+	EXPECT_STREQ("4ca3da25-e914-41c1-b333-ab88152e7f6c", s);
+	ASSERT_EQ(0, lastboot_uuid_parse("4ca3da25-e914-41c1-b333-ab88152e7f6c\n", back));
+	EXPECT_EQ(0, memcmp(id, back, 16));
+	EXPECT_EQ(-EINVAL, lastboot_uuid_parse("4ca3da25e914-41c1-b333-ab88152e7f6c", back));
+	EXPECT_EQ(-EINVAL, lastboot_uuid_parse("4ca3da25-e914-41c1-b333-ab88152e7f6", back));
+	EXPECT_EQ(-EINVAL, lastboot_uuid_parse("4ca3da25-e914-41c1-b333-ab88152e7f6cz", back));
+	EXPECT_EQ(-EINVAL, lastboot_uuid_parse("xca3da25-e914-41c1-b333-ab88152e7f6c", back));
+	EXPECT_EQ(-EINVAL, lastboot_uuid_parse("", back));
+}
+
+TEST_HARNESS_MAIN
