@@ -1,28 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Persistent rings: the per-CPU rings placed in memory the kernel leaves alone
- * across a warm reboot, and the previous boot's trace read back from it.
+ * across a warm reboot, and sealed at a panic (the region's layout: persist.h).
  *
  * persist=SIZE@ADDR names a region reserved with memmap=SIZE$ADDR (any kernel);
- * persist=LABEL one reserved with reserve_mem=SIZE:ALIGN:LABEL (Linux >= 6.12).
+ * persist=LABEL one reserved with reserve_mem=SIZE:ALIGN:LABEL (Linux >= 6.11).
  *
- * Region layout (native-endian, written and read by this module only):
- *   page 0                  struct fp_hdr
- *   pages 1..FP_FMT_PAGES   the event formats of the boot that writes the rings
- *   then one slot per CPU id: meta page, descriptor pages, nr_subbufs sub-buffers
  * The sub-buffers are the rings' own pages: the write path is the same as without
- * persist=, nothing is copied. At a panic the notifier stops the writers and seals
- * the region: for every sub-buffer its length, time stamp and CRC32 go into the
- * slot's descriptors, then the header says sealed.
- *
- * At load, before the rings are reset, every sub-buffer of the previous boot is
- * copied out and kept only if its commit word is sane, its events decode to exactly
- * its length and, when sealed, its length and CRC are those of the seal: damage
- * costs the damaged sub-buffers only, never the whole trace (upstream's persistent
- * buffer, 6.12, drops everything on one bad page). Nothing read from the region is
- * trusted: the layout is recomputed from the region's size and compared, and the
- * pages are checked in the copy. The kept pages, sorted by time per CPU, form the
- * image /dev/ftring/lastboot reads (format in common/ftring_abi.h).
+ * persist=, nothing is copied. At a panic the notifier stops the writers and seals the
+ * region: for every sub-buffer its length, time stamp and CRC32 go into the slot's
+ * descriptors, then the header says sealed. Before this load writes anything, what the
+ * previous one left is taken (lastboot.c).
  *
  * A die notifier is not used: after an oops the kernel may go on writing, and a seal
  * taken then would fail every page written later. Only the panic seals.
@@ -32,56 +20,14 @@
 #include <linux/io.h>
 #include <linux/ioport.h>
 #include <linux/kernel.h>
-#include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/panic_notifier.h>
-#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
-#include <linux/vmalloc.h>
 #include "compat.h"
 #include "ftring.h"
-
-#define FP_MAGIC	0x3154534950525446ULL	/* "FTRPIST1" */
-#define FP_VERSION	1
-#define FP_FMT_PAGES	16	/* formats are ~10 KiB; 64 KiB leaves room */
-#define FP_MAX_SLOTS	8192
-
-/* page 0 of the region */
-struct fp_hdr {
-	u64	magic;
-	u32	version;
-	u32	crc;		/* crc32_le(~0) of the header with @crc = 0 */
-	u64	region_size;
-	u32	page_size;
-	u32	nr_slots;
-	u32	nr_subbufs;	/* per slot: ring + reader */
-	u32	desc_pages;	/* per slot */
-	u32	fmt_len;
-	u32	clock;
-	u32	sealed;		/* FTRING_SEAL_* */
-	u32	pad;
-	u8	boot_id[16];
-	u64	load_ns;
-	u64	seal_ns;
-	u64	seal_uptime_ns;
-	u64	seal_ts;
-};
-
-/* one sub-buffer as the seal saw it */
-struct fp_desc {
-	u32	crc;
-	u32	len;		/* bytes covered by @crc after the page header */
-	u64	ts;
-};
-
-struct fp_layout {
-	u32	nr_slots;
-	u32	nr_subbufs;
-	u32	desc_pages;
-	u32	slot_pages;
-};
+#include "persist.h"
 
 static char *persist;
 module_param(persist, charp, 0444);
@@ -93,33 +39,22 @@ static void *fp_va;		/* NULL: persist= not given */
 static bool fp_requested;	/* request_mem_region() held (SIZE@ADDR) */
 static bool fp_notified;	/* fp_panic_nb registered */
 static struct fp_layout fp_lay;
-static DEFINE_MUTEX(fp_lock);	/* header updates, the image */
-static void *fp_image;		/* the previous boot's trace, NULL once released */
-static size_t fp_image_len;
-static bool fp_misc_on;
+static DEFINE_MUTEX(fp_lock);	/* header updates */
 
 static struct fp_hdr *fp_hdr(void)
 {
 	return fp_va;
 }
 
-static void *fp_slot(u32 slot)
-{
-	return fp_va + ((size_t)1 + FP_FMT_PAGES + (size_t)slot * fp_lay.slot_pages) * PAGE_SIZE;
-}
-
-static void *fp_subbuf(u32 slot, u32 id)
-{
-	return fp_slot(slot) + ((size_t)1 + fp_lay.desc_pages + id) * PAGE_SIZE;
-}
-
-static struct fp_desc *fp_descs(u32 slot)
-{
-	return fp_slot(slot) + PAGE_SIZE;
-}
-
-/* The only layout a region of @size with @slots CPU slots may have. */
-static int fp_layout_for(u64 size, u32 slots, struct fp_layout *l)
+/**
+ * fp_layout_for() - the only layout a region may have.
+ * @size:	The region's size.
+ * @slots:	CPU slots.
+ * @l:		Out: the layout.
+ *
+ * Return: 0, or -EINVAL/-ENOSPC when @size cannot hold @slots slots.
+ */
+int fp_layout_for(u64 size, u32 slots, struct fp_layout *l)
 {
 	u64 per, n;
 
@@ -139,7 +74,8 @@ static int fp_layout_for(u64 size, u32 slots, struct fp_layout *l)
 	return 0;
 }
 
-static u32 fp_hdr_crc(const struct fp_hdr *h)
+/* crc32_le(~0) of @h with its @crc field 0 */
+u32 fp_hdr_crc(const struct fp_hdr *h)
 {
 	struct fp_hdr c = *h;
 
@@ -148,7 +84,7 @@ static u32 fp_hdr_crc(const struct fp_hdr *h)
 }
 
 /* Bytes of @page the seal covers after the header: data, and a stored missed count. */
-static u32 fp_covered(const void *page)
+u32 fp_covered(const void *page)
 {
 	u64 commit = ftp_page_commit(page);
 	u32 len = commit & FTP_COMMIT_MASK, size = PAGE_SIZE - FTP_HDR_SIZE;
@@ -160,174 +96,6 @@ static u32 fp_covered(const void *page)
 	return len;
 }
 
-enum fp_verdict { FP_EMPTY, FP_OK, FP_BAD };
-
-/* @page is a private copy; @d the seal's descriptor (NULL: not sealed). */
-static enum fp_verdict fp_check(const void *page, const struct fp_desc *d)
-{
-	u64 commit = ftp_page_commit(page), ts = ftp_page_ts(page);
-	u32 len = commit & FTP_COMMIT_MASK, size = PAGE_SIZE - FTP_HDR_SIZE, pos = 0;
-	const char *data = ftp_page_data(page);
-	struct ftp_event ev;
-
-	if (!commit)
-		return FP_EMPTY;
-	if (commit & ~(u64)(FTP_COMMIT_MASK | FTP_MISSED_EVENTS | FTP_MISSED_STORED))
-		return FP_BAD;
-	if (!len || len > size || ((commit & FTP_MISSED_STORED) && len + 8 > size))
-		return FP_BAD;
-	while (pos < len) {
-		pos = ftp_next(data, len, pos, &ts, &ev);
-		if (!pos)
-			return FP_BAD;
-		/* a data record holds at least the common header */
-		if (ev.payload && ev.payload_len < sizeof(struct ftp_entry))
-			return FP_BAD;
-	}
-	if (d && (d->len != fp_covered(page) ||
-		  d->crc != crc32_le(~0U, page, FTP_HDR_SIZE + d->len)))
-		return FP_BAD;
-	return FP_OK;
-}
-
-struct fp_kept {
-	u64	ts;
-	u32	idx;		/* in the staging area */
-};
-
-static int fp_kept_cmp(const void *a, const void *b)
-{
-	const struct fp_kept *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/*
- * Builds fp_image from the previous boot's header @h (already checked). Returns 0
- * (image built, or no page worth keeping: no image) or -ENOMEM.
- */
-static int fp_build_image(const struct fp_hdr *h)
-{
-	size_t off_cpus = sizeof(struct ftring_lastboot);
-	size_t off_fmt = off_cpus + (size_t)h->nr_slots * sizeof(struct ftring_lastboot_cpu);
-	size_t off_pages = round_up(off_fmt + h->fmt_len, PAGE_SIZE), pos;
-	struct ftring_lastboot_cpu *cpus;
-	struct fp_desc *descs = NULL;
-	struct fp_kept *kept = NULL;
-	struct ftring_lastboot *lb;
-	void *stage = NULL, *img;
-	u32 slot, i, n, total = 0;
-	u64 dropped = 0;
-	int ret = -ENOMEM;
-
-	img = vzalloc(off_pages + (size_t)h->nr_slots * h->nr_subbufs * PAGE_SIZE);
-	stage = vmalloc((size_t)h->nr_subbufs * PAGE_SIZE);
-	kept = kvcalloc(h->nr_subbufs, sizeof(*kept), GFP_KERNEL);
-	descs = kvcalloc(h->nr_subbufs, sizeof(*descs), GFP_KERNEL);
-	if (!img || !stage || !kept || !descs)
-		goto out;
-	lb = img;
-	cpus = img + off_cpus;
-	memcpy(img + off_fmt, fp_va + PAGE_SIZE, h->fmt_len);
-	pos = off_pages;
-	for (slot = 0; slot < h->nr_slots; slot++) {
-		cpus[slot].cpu = slot;
-		/* the descriptors, copied once: the checks below use the copy */
-		if (h->sealed)
-			memcpy(descs, fp_descs(slot), h->nr_subbufs * sizeof(*descs));
-		for (i = 0, n = 0; i < h->nr_subbufs; i++) {
-			void *pg = stage + (size_t)n * PAGE_SIZE;
-
-			memcpy(pg, fp_subbuf(slot, i), PAGE_SIZE);
-			switch (fp_check(pg, h->sealed ? &descs[i] : NULL)) {
-			case FP_EMPTY:
-				cpus[slot].empty++;
-				break;
-			case FP_BAD:
-				cpus[slot].dropped++;
-				break;
-			case FP_OK:
-				kept[n].ts = ftp_page_ts(pg);
-				kept[n].idx = n;
-				n++;
-				break;
-			}
-		}
-		sort(kept, n, sizeof(*kept), fp_kept_cmp, NULL);
-		for (i = 0; i < n; i++, pos += PAGE_SIZE)
-			memcpy(img + pos, stage + (size_t)kept[i].idx * PAGE_SIZE, PAGE_SIZE);
-		cpus[slot].pages = n;
-		total += n;
-		dropped += cpus[slot].dropped;
-		cond_resched();
-	}
-	ret = 0;
-	if (!total && !dropped) {
-		pr_info("ftring: persist: the previous boot left no events\n");
-		goto out;
-	}
-	lb->magic = FTRING_LASTBOOT_MAGIC;
-	lb->version = FTRING_LASTBOOT_VERSION;
-	lb->hdr_len = sizeof(*lb);
-	lb->page_size = PAGE_SIZE;
-	lb->nr_cpus = h->nr_slots;
-	lb->clock = h->clock;
-	lb->sealed = h->sealed;
-	memcpy(lb->boot_id, h->boot_id, sizeof(lb->boot_id));
-	lb->load_ns = h->load_ns;
-	lb->seal_ns = h->seal_ns;
-	lb->seal_uptime_ns = h->seal_uptime_ns;
-	lb->seal_ts = h->seal_ts;
-	lb->fmt_len = h->fmt_len;
-	lb->nr_pages = total;
-	lb->dropped = dropped;
-	fp_image = img;
-	fp_image_len = pos;
-	img = NULL;
-	pr_info("ftring: persist: previous boot (%s): %u sub-buffers kept, %llu dropped\n",
-		h->sealed ? "sealed at a panic" : "not sealed", total, dropped);
-out:
-	vfree(img);
-	vfree(stage);
-	kvfree(kept);
-	kvfree(descs);
-	return ret;
-}
-
-/* Reads what the previous boot left, if anything. */
-static int fp_read_previous(void)
-{
-	struct fp_hdr h;
-	struct fp_layout l;
-	const char *why = NULL;
-
-	memcpy(&h, fp_hdr(), sizeof(h));
-	if (h.magic != FP_MAGIC)
-		why = "no ftring header (cold boot or first use)";
-	else if (h.version != FP_VERSION)
-		why = "another layout version";
-	else if (h.crc != fp_hdr_crc(&h))
-		why = "header checksum mismatch";
-	else if (h.region_size != fp_size || h.page_size != PAGE_SIZE)
-		why = "region size or page size changed";
-	else if (fp_layout_for(fp_size, h.nr_slots, &l) || l.nr_subbufs != h.nr_subbufs ||
-		 l.desc_pages != h.desc_pages)
-		why = "layout does not match the region";
-	else if (h.fmt_len > FP_FMT_PAGES * PAGE_SIZE || !h.fmt_len)
-		why = "bad format text length";
-	else if (h.clock > FTRING_CLOCK_MAX || h.sealed > FTRING_SEAL_PANIC)
-		why = "bad header fields";
-	if (why) {
-		pr_info("ftring: persist: no previous-boot trace: %s\n", why);
-		return 0;
-	}
-	/* the slots are those of @h's layout from here on */
-	fp_lay = l;
-	return fp_build_image(&h);
-}
-
 /* Writes a fresh header for this boot and empties every slot's sub-buffers. */
 static void fp_init_region(void)
 {
@@ -337,9 +105,9 @@ static void fp_init_region(void)
 	u32 slot, i;
 
 	for (slot = 0; slot < fp_lay.nr_slots; slot++) {
-		memset(fp_descs(slot), 0, (size_t)fp_lay.desc_pages * PAGE_SIZE);
+		memset(fp_descs(fp_va, &fp_lay, slot), 0, (size_t)fp_lay.desc_pages * PAGE_SIZE);
 		for (i = 0; i < fp_lay.nr_subbufs; i++)
-			memset(fp_subbuf(slot, i), 0, FTP_HDR_SIZE);
+			memset(fp_subbuf(fp_va, &fp_lay, slot, i), 0, FTP_HDR_SIZE);
 	}
 	memcpy(fp_va + PAGE_SIZE, fmt, flen);
 	memset(h, 0, sizeof(*h));
@@ -370,10 +138,10 @@ static int fp_panic(struct notifier_block *nb, unsigned long action, void *data)
 
 	WRITE_ONCE(ftring_recording, false);
 	for (slot = 0; slot < fp_lay.nr_slots; slot++) {
-		struct fp_desc *d = fp_descs(slot);
+		struct fp_desc *d = fp_descs(fp_va, &fp_lay, slot);
 
 		for (i = 0; i < fp_lay.nr_subbufs; i++) {
-			const void *pg = fp_subbuf(slot, i);
+			const void *pg = fp_subbuf(fp_va, &fp_lay, slot, i);
 			u32 len = fp_covered(pg);
 
 			d[i].len = len;
@@ -390,6 +158,7 @@ static int fp_panic(struct notifier_block *nb, unsigned long action, void *data)
 	h->clock = READ_ONCE(ftring_cfg.clock);
 	h->sealed = FTRING_SEAL_PANIC;
 	h->crc = fp_hdr_crc(h);
+	ftring_flush_caches();
 	return NOTIFY_DONE;
 }
 
@@ -449,8 +218,8 @@ bool ftring_persist_place(unsigned int cpu, struct rb_place *place)
 		return false;
 	slot = fp_phys + ((phys_addr_t)1 + FP_FMT_PAGES + (phys_addr_t)cpu * fp_lay.slot_pages) *
 		PAGE_SIZE;
-	place->meta = fp_slot(cpu);
-	place->pages = fp_subbuf(cpu, 0);
+	place->meta = fp_slot(fp_va, &fp_lay, cpu);
+	place->pages = fp_subbuf(fp_va, &fp_lay, cpu, 0);
 	place->meta_pfn = PHYS_PFN(slot);
 	place->pages_pfn = PHYS_PFN(slot) + 1 + fp_lay.desc_pages;
 	return true;
@@ -467,10 +236,8 @@ u32 ftring_persist_flags(void)
 
 	if (fp_va)
 		f |= FTRING_STATUS_PERSIST;
-	mutex_lock(&fp_lock);
-	if (fp_image)
+	if (fp_lastboot_pending())
 		f |= FTRING_STATUS_LASTBOOT;
-	mutex_unlock(&fp_lock);
 	return f;
 }
 
@@ -479,67 +246,6 @@ u32 ftring_persist_subbufs(void)
 {
 	return fp_va ? fp_lay.nr_subbufs - 1 : 0;
 }
-
-static int fp_lastboot_open(struct inode *inode, struct file *file)
-{
-	int ret = ftring_may_open();
-
-	if (ret)
-		return ret;
-	if (file->f_mode & FMODE_WRITE)
-		return -EPERM;
-	mutex_lock(&fp_lock);
-	ret = fp_image ? 0 : -ENODATA;
-	mutex_unlock(&fp_lock);
-	return ret;
-}
-
-static ssize_t fp_lastboot_read(struct file *file, char __user *ubuf, size_t count,
-				loff_t *ppos)
-{
-	ssize_t ret;
-
-	mutex_lock(&fp_lock);
-	ret = fp_image ? simple_read_from_buffer(ubuf, count, ppos, fp_image, fp_image_len) :
-			 -ENODATA;
-	mutex_unlock(&fp_lock);
-	return ret;
-}
-
-static long fp_lastboot_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
-{
-	void *img;
-
-	if (cmd != FTRING_IOC_LASTBOOT_RELEASE)
-		return -ENOTTY;
-	mutex_lock(&fp_lock);
-	img = fp_image;
-	fp_image = NULL;
-	fp_image_len = 0;
-	mutex_unlock(&fp_lock);
-	if (!img)
-		return -ENODATA;
-	vfree(img);
-	pr_info("ftring: persist: previous-boot trace released\n");
-	return 0;
-}
-
-static const struct file_operations fp_lastboot_fops = {
-	.owner		= THIS_MODULE,
-	.open		= fp_lastboot_open,
-	.read		= fp_lastboot_read,
-	.unlocked_ioctl	= fp_lastboot_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= default_llseek,
-};
-
-static struct miscdevice fp_lastboot_dev = {
-	.minor		= MISC_DYNAMIC_MINOR,
-	.name		= "ftring_lastboot",
-	.nodename	= "ftring/lastboot",
-	.mode		= 0400,
-	.fops		= &fp_lastboot_fops,
-};
 
 /* persist=SIZE@ADDR or LABEL -> fp_phys, fp_size; 0 or -errno (with a message) */
 static int fp_parse(void)
@@ -630,18 +336,13 @@ int ftring_persist_init(void)
 		ret = -ENOMEM;
 		goto err;
 	}
-	ret = fp_read_previous();
+	ret = fp_lastboot_init(fp_va, fp_size);
 	if (ret)
 		goto err;
-	/* back to this boot's layout (the previous one may have had other CPU ids) */
-	fp_layout_for(fp_size, nr_cpu_ids, &fp_lay);
 	fp_init_region();
-	if (fp_image) {
-		ret = misc_register(&fp_lastboot_dev);
-		if (ret)
-			goto err;
-		fp_misc_on = true;
-	}
+	ret = fp_lastboot_register();
+	if (ret)
+		goto err;
 	atomic_notifier_chain_register(&panic_notifier_list, &fp_panic_nb);
 	fp_notified = true;
 	/* the layout, for whoever must find a page in the region (tests, a debugger) */
@@ -663,11 +364,7 @@ void ftring_persist_exit(void)
 	if (fp_notified)
 		atomic_notifier_chain_unregister(&panic_notifier_list, &fp_panic_nb);
 	fp_notified = false;
-	if (fp_misc_on)
-		misc_deregister(&fp_lastboot_dev);
-	fp_misc_on = false;
-	vfree(fp_image);
-	fp_image = NULL;
+	fp_lastboot_exit();
 	if (fp_va)
 		memunmap(fp_va);
 	fp_va = NULL;
