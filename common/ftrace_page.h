@@ -203,7 +203,9 @@ static inline __u32 ftp_next(const char *data, __u32 size, __u32 off, __u64 *ts,
 	ev->payload_len = 0;
 	switch (type) {
 	case FTP_TYPE_PADDING:
-		if (!ftp_word_delta(w[0]) || off + 8 > size || (w[1] & 3))
+		/* size - off - 4 first: 4 + w[1] must not wrap to the same offset */
+		if (!ftp_word_delta(w[0]) || off + 8 > size || (w[1] & 3) ||
+		    w[1] > size - off - 4)
 			return 0;
 		len = 4 + w[1];
 		*ts += ftp_word_delta(w[0]);
@@ -222,7 +224,7 @@ static inline __u32 ftp_next(const char *data, __u32 size, __u32 off, __u64 *ts,
 		      ((__u64)w[1] << FTP_DELTA_BITS) | ftp_word_delta(w[0]);
 		break;
 	case 0:
-		if (off + 8 > size || w[1] < 4 || (w[1] & 3))
+		if (off + 8 > size || w[1] < 4 || (w[1] & 3) || w[1] > size - off - 4)
 			return 0;
 		len = 4 + w[1];
 		ev->payload = at + 8;

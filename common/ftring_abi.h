@@ -317,9 +317,13 @@ struct ftring_boot_id {
 #define FTRING_LASTBOOT_MAGIC	0x544f4f4254534c46ULL	/* "FLSTBOOT" */
 #define FTRING_LASTBOOT_VERSION	1
 
-/* How the previous boot ended (ftring_lastboot.sealed). */
-#define FTRING_SEAL_NONE	0	/* no panic seen: checked by structure only */
-#define FTRING_SEAL_PANIC	1	/* sealed by the panic notifier */
+/*
+ * How the previous boot ended (ftring_lastboot.sealed). NONE: neither a panic nor an
+ * orderly end (a reset, a hang, power), checked by structure only.
+ */
+#define FTRING_SEAL_NONE	0
+#define FTRING_SEAL_PANIC	1	/* sealed by the panic notifier (CRC per page) */
+#define FTRING_SEAL_CLEAN	2	/* reboot, power off or unload: by structure */
 
 /**
  * struct ftring_lastboot - head of the previous-boot image.

@@ -99,6 +99,13 @@
 	F(S, __s32, "int", pid, 1)					\
 	D(S, "u8", data)
 
+/* msg: one kernel log message as printk stored it (printk:console's field), so the
+ * text of an oops or panic is in the trace with the events that led to it.
+ */
+#define FTRING_FIELDS_console(F, A, D, S)				\
+	D(S, "char", msg)
+#define FTRING_CONSOLE_MAX	1024	/* longer messages are cut (printk's own line max) */
+
 #define FTRING_PRINT_SCHED_SWITCH					\
 	"\"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> "	\
 	"next_comm=%s next_pid=%d next_prio=%d\", REC->prev_comm, "	\
@@ -155,7 +162,8 @@
 	  "\"pid=%d len=%u %s\", REC->pid, "				\
 	  "__get_dynamic_array_len(data), "				\
 	  "__print_hex(__get_dynamic_array(data), "			\
-	  "__get_dynamic_array_len(data))", 1)
+	  "__get_dynamic_array_len(data))", 1)				\
+	E(console, "printk", "\"%s\", __get_str(msg)", 1)
 
 /* Record layouts: struct ftring_ev_<name>, the common header first. */
 #define FTE_STRUCT_F(S, ct, ft, n, sgn)		ct n;

@@ -84,16 +84,4 @@ static inline int ftring_reserve_mem_find(const char *name, phys_addr_t *start,
 }
 #endif
 
-/*
- * Dirty cache lines must reach memory before the reset a panic ends in: x86 resets do
- * not write them back. Other architectures reset through firmware that does, or
- * flush on their restart path.
- */
-#ifdef CONFIG_X86
-#include <asm/special_insns.h>
-#define ftring_flush_caches()	wbinvd()
-#else
-#define ftring_flush_caches()	do { } while (0)
-#endif
-
 #endif /* FTRING_COMPAT_H */

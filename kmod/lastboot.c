@@ -8,8 +8,11 @@
  * and CRC are those of the seal: damage costs the damaged sub-buffers only, never the
  * whole trace (upstream's persistent buffer, 6.12, drops everything on one bad page).
  * Nothing read from the region is trusted: the layout is recomputed from the region's
- * size and compared, and the pages are checked in the copy. The kept pages, sorted by
- * time per CPU, form the image (format in common/ftring_abi.h), held until released.
+ * size and compared, and the pages are checked in the copy.
+ *
+ * The image (format in common/ftring_abi.h) is a head (header, CPU table, formats)
+ * and, per CPU, its kept pages sorted by time, each CPU's in an allocation of its own:
+ * what is kept is all the memory it takes, until released.
  */
 #include <linux/crc32.h>
 #include <linux/fs.h>
@@ -18,19 +21,30 @@
 #include <linux/mutex.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include "ftring.h"
 #include "persist.h"
 
+#define LB_GFP	(GFP_KERNEL | __GFP_NOWARN)	/* failing is an answer: see init */
+
+struct lb_cpu {
+	void	*pages;		/* @n pages, time order; NULL if none */
+	u32	n;
+};
+
 static DEFINE_MUTEX(lb_lock);	/* the image */
-static void *lb_image;		/* the previous boot's trace, NULL once released */
-static size_t lb_image_len;
+static void *lb_head;		/* header, CPU table, formats: @lb_head_len bytes */
+static size_t lb_head_len;	/* a multiple of PAGE_SIZE */
+static struct lb_cpu *lb_cpus;	/* [nr_cpus of the header] */
+static u32 lb_nr_cpus;
+static size_t lb_len;		/* the whole image; 0: none (or released) */
 static bool lb_misc_on;
 
-enum fp_verdict { FP_EMPTY, FP_OK, FP_BAD };
+enum lb_verdict { LB_EMPTY, LB_OK, LB_BAD };
 
-/* @page is a private copy; @d the seal's descriptor (NULL: not sealed). */
-static enum fp_verdict fp_check(const void *page, const struct fp_desc *d)
+/* @page is a private copy; @d the seal's descriptor (NULL: not sealed at a panic). */
+static enum lb_verdict lb_check(const void *page, const struct fp_desc *d)
 {
 	u64 commit = ftp_page_commit(page), ts = ftp_page_ts(page);
 	u32 len = commit & FTP_COMMIT_MASK, size = PAGE_SIZE - FTP_HDR_SIZE, pos = 0;
@@ -38,102 +52,143 @@ static enum fp_verdict fp_check(const void *page, const struct fp_desc *d)
 	struct ftp_event ev;
 
 	if (!commit)
-		return FP_EMPTY;
+		return LB_EMPTY;
 	if (commit & ~(u64)(FTP_COMMIT_MASK | FTP_MISSED_EVENTS | FTP_MISSED_STORED))
-		return FP_BAD;
-	if (!len || len > size || ((commit & FTP_MISSED_STORED) && len + 8 > size))
-		return FP_BAD;
+		return LB_BAD;
+	/* a page with events has the time of its first (readers refuse a 0) */
+	if (!len || len > size || !ts || ((commit & FTP_MISSED_STORED) && len + 8 > size))
+		return LB_BAD;
 	while (pos < len) {
 		pos = ftp_next(data, len, pos, &ts, &ev);
 		if (!pos)
-			return FP_BAD;
+			return LB_BAD;
 		/* a data record holds at least the common header */
 		if (ev.payload && ev.payload_len < sizeof(struct ftp_entry))
-			return FP_BAD;
+			return LB_BAD;
 	}
-	if (d && (d->len != fp_covered(page) ||
+	if (d && (d->len != ftring_region_covered(page) ||
 		  d->crc != crc32_le(~0U, page, FTP_HDR_SIZE + d->len)))
-		return FP_BAD;
-	return FP_OK;
+		return LB_BAD;
+	return LB_OK;
 }
 
-struct fp_kept {
+struct lb_kept {
 	u64	ts;
 	u32	idx;		/* in the staging area */
 };
 
-static int fp_kept_cmp(const void *a, const void *b)
+/* time order; equal times (a coarse clock) keep the order the ring gave them */
+static int lb_kept_cmp(const void *a, const void *b)
 {
-	const struct fp_kept *x = a, *y = b;
+	const struct lb_kept *x = a, *y = b;
 
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+static void lb_free(void)
+{
+	u32 i;
+
+	for (i = 0; lb_cpus && i < lb_nr_cpus; i++)
+		vfree(lb_cpus[i].pages);
+	kvfree(lb_cpus);
+	kvfree(lb_head);
+	lb_cpus = NULL;
+	lb_head = NULL;
+	lb_nr_cpus = 0;
+	lb_head_len = 0;
+	lb_len = 0;
+}
+
 /*
- * Builds lb_image from the region @va laid out as @l by the previous boot's header @h
- * (already checked). Returns 0 (image built, or no page worth keeping: no image) or
- * -ENOMEM.
+ * Keeps the good sub-buffers of slot @slot (region @va, layout @l, header @h) in
+ * lb_cpus[@slot], counting into @c. @stage holds a slot's worth of pages, @kept and
+ * @descs a slot's worth of entries. 0 or -ENOMEM.
  */
-static int fp_build_image(void *va, const struct fp_layout *l, const struct fp_hdr *h)
+static int lb_keep_slot(void *va, const struct fp_layout *l, const struct fp_hdr *h, u32 slot,
+			void *stage, struct lb_kept *kept, struct fp_desc *descs,
+			struct ftring_lastboot_cpu *c)
+{
+	bool sealed = h->sealed == FTRING_SEAL_PANIC;
+	u32 i, n = 0;
+	void *pages;
+
+	c->cpu = slot;
+	/* the descriptors, copied once: the checks below use the copy */
+	if (sealed)
+		memcpy(descs, fp_descs(va, l, slot), h->nr_subbufs * sizeof(*descs));
+	for (i = 0; i < h->nr_subbufs; i++) {
+		void *pg = stage + (size_t)n * PAGE_SIZE;
+
+		memcpy(pg, fp_subbuf(va, l, slot, i), PAGE_SIZE);
+		switch (lb_check(pg, sealed ? &descs[i] : NULL)) {
+		case LB_EMPTY:
+			c->empty++;
+			break;
+		case LB_BAD:
+			c->dropped++;
+			break;
+		case LB_OK:
+			kept[n].ts = ftp_page_ts(pg);
+			kept[n].idx = n;
+			n++;
+			break;
+		}
+		if (!(i % 64))
+			cond_resched();
+	}
+	if (!n)
+		return 0;
+	pages = __vmalloc((size_t)n * PAGE_SIZE, LB_GFP);
+	if (!pages)
+		return -ENOMEM;
+	sort(kept, n, sizeof(*kept), lb_kept_cmp, NULL);
+	for (i = 0; i < n; i++)
+		memcpy(pages + (size_t)i * PAGE_SIZE, stage + (size_t)kept[i].idx * PAGE_SIZE,
+		       PAGE_SIZE);
+	lb_cpus[slot].pages = pages;
+	lb_cpus[slot].n = n;
+	c->pages = n;
+	return 0;
+}
+
+/*
+ * Builds the image from the region @va laid out as @l by the previous boot's header
+ * @h (already checked). Returns 0 (built, or nothing worth keeping) or -ENOMEM.
+ */
+static int lb_build(void *va, const struct fp_layout *l, const struct fp_hdr *h)
 {
 	size_t off_cpus = sizeof(struct ftring_lastboot);
 	size_t off_fmt = off_cpus + (size_t)h->nr_slots * sizeof(struct ftring_lastboot_cpu);
-	size_t off_pages = round_up(off_fmt + h->fmt_len, PAGE_SIZE), pos;
+	size_t head_len = round_up(off_fmt + h->fmt_len, PAGE_SIZE);
 	struct ftring_lastboot_cpu *cpus;
 	struct fp_desc *descs = NULL;
-	struct fp_kept *kept = NULL;
+	struct lb_kept *kept = NULL;
 	struct ftring_lastboot *lb;
-	void *stage = NULL, *img;
-	u32 slot, i, n, total = 0;
-	u64 dropped = 0;
+	void *stage = NULL;
+	u64 total = 0, dropped = 0;
 	int ret = -ENOMEM;
+	u32 slot;
 
-	img = vzalloc(off_pages + (size_t)h->nr_slots * h->nr_subbufs * PAGE_SIZE);
-	stage = vmalloc((size_t)h->nr_subbufs * PAGE_SIZE);
-	kept = kvcalloc(h->nr_subbufs, sizeof(*kept), GFP_KERNEL);
-	descs = kvcalloc(h->nr_subbufs, sizeof(*descs), GFP_KERNEL);
-	if (!img || !stage || !kept || !descs) {
-		/* not loading leaves the region, and the trace in it, as it is */
-		pr_err("ftring: persist: no memory to keep the previous boot's trace (%llu MiB); not loading\n",
-		       h->region_size >> 20);
+	lb_head = kvzalloc(head_len, LB_GFP);
+	lb_cpus = kvcalloc(h->nr_slots, sizeof(*lb_cpus), LB_GFP);
+	lb_nr_cpus = h->nr_slots;
+	stage = __vmalloc((size_t)h->nr_subbufs * PAGE_SIZE, LB_GFP);
+	kept = kvcalloc(h->nr_subbufs, sizeof(*kept), LB_GFP);
+	descs = kvcalloc(h->nr_subbufs, sizeof(*descs), LB_GFP);
+	if (!lb_head || !lb_cpus || !stage || !kept || !descs)
 		goto out;
-	}
-	lb = img;
-	cpus = img + off_cpus;
-	memcpy(img + off_fmt, va + PAGE_SIZE, h->fmt_len);
-	pos = off_pages;
+	lb = lb_head;
+	cpus = lb_head + off_cpus;
+	memcpy(lb_head + off_fmt, va + PAGE_SIZE, h->fmt_len);
 	for (slot = 0; slot < h->nr_slots; slot++) {
-		cpus[slot].cpu = slot;
-		/* the descriptors, copied once: the checks below use the copy */
-		if (h->sealed)
-			memcpy(descs, fp_descs(va, l, slot), h->nr_subbufs * sizeof(*descs));
-		for (i = 0, n = 0; i < h->nr_subbufs; i++) {
-			void *pg = stage + (size_t)n * PAGE_SIZE;
-
-			memcpy(pg, fp_subbuf(va, l, slot, i), PAGE_SIZE);
-			switch (fp_check(pg, h->sealed ? &descs[i] : NULL)) {
-			case FP_EMPTY:
-				cpus[slot].empty++;
-				break;
-			case FP_BAD:
-				cpus[slot].dropped++;
-				break;
-			case FP_OK:
-				kept[n].ts = ftp_page_ts(pg);
-				kept[n].idx = n;
-				n++;
-				break;
-			}
-		}
-		sort(kept, n, sizeof(*kept), fp_kept_cmp, NULL);
-		for (i = 0; i < n; i++, pos += PAGE_SIZE)
-			memcpy(img + pos, stage + (size_t)kept[i].idx * PAGE_SIZE, PAGE_SIZE);
-		cpus[slot].pages = n;
-		total += n;
+		ret = lb_keep_slot(va, l, h, slot, stage, kept, descs, &cpus[slot]);
+		if (ret)
+			goto out;
+		total += cpus[slot].pages;
 		dropped += cpus[slot].dropped;
-		cond_resched();
 	}
 	ret = 0;
 	if (!total && !dropped) {
@@ -155,13 +210,18 @@ static int fp_build_image(void *va, const struct fp_layout *l, const struct fp_h
 	lb->fmt_len = h->fmt_len;
 	lb->nr_pages = total;
 	lb->dropped = dropped;
-	lb_image = img;
-	lb_image_len = pos;
-	img = NULL;
-	pr_info("ftring: persist: previous boot (%s): %u sub-buffers kept, %llu dropped\n",
-		h->sealed ? "sealed at a panic" : "not sealed", total, dropped);
+	lb_head_len = head_len;
+	lb_len = head_len + total * PAGE_SIZE;
+	pr_info("ftring: persist: previous boot (%s): %llu sub-buffers kept, %llu dropped\n",
+		h->sealed == FTRING_SEAL_PANIC ? "sealed at a panic" :
+		h->sealed == FTRING_SEAL_CLEAN ? "ended cleanly" : "not sealed", total, dropped);
 out:
-	vfree(img);
+	if (ret == -ENOMEM)
+		/* not loading leaves the region, and the trace in it, as it is */
+		pr_err("ftring: persist: no memory to keep the previous boot's trace (up to %llu MiB); not loading\n",
+		       h->region_size >> 20);
+	if (!lb_len)
+		lb_free();
 	vfree(stage);
 	kvfree(kept);
 	kvfree(descs);
@@ -169,13 +229,13 @@ out:
 }
 
 /**
- * fp_lastboot_init() - keep what the previous boot left in the region, if anything.
- * @va:	The region, mapped.
+ * ftring_lastboot_init() - keep what the previous boot left in the region, if anything.
+ * @va:		The region, mapped.
  * @size:	Its size.
  *
  * Return: 0 (kept, or nothing to keep: said in the log) or -ENOMEM.
  */
-int fp_lastboot_init(void *va, u64 size)
+int ftring_lastboot_init(void *va, u64 size)
 {
 	struct fp_hdr h;
 	struct fp_layout l;
@@ -186,22 +246,22 @@ int fp_lastboot_init(void *va, u64 size)
 		why = "no ftring header (cold boot or first use)";
 	else if (h.version != FP_VERSION)
 		why = "another layout version";
-	else if (h.crc != fp_hdr_crc(&h))
+	else if (h.crc != ftring_region_hdr_crc(&h))
 		why = "header checksum mismatch";
 	else if (h.region_size != size || h.page_size != PAGE_SIZE)
 		why = "region size or page size changed";
-	else if (fp_layout_for(size, h.nr_slots, &l) || l.nr_subbufs != h.nr_subbufs ||
+	else if (ftring_region_layout(size, h.nr_slots, &l) || l.nr_subbufs != h.nr_subbufs ||
 		 l.desc_pages != h.desc_pages)
 		why = "layout does not match the region";
 	else if (h.fmt_len > FP_FMT_PAGES * PAGE_SIZE || !h.fmt_len)
 		why = "bad format text length";
-	else if (h.clock > FTRING_CLOCK_MAX || h.sealed > FTRING_SEAL_PANIC)
+	else if (h.clock > FTRING_CLOCK_MAX || h.sealed > FTRING_SEAL_CLEAN)
 		why = "bad header fields";
 	if (why) {
 		pr_info("ftring: persist: no previous-boot trace: %s\n", why);
 		return 0;
 	}
-	return fp_build_image(va, &l, &h);
+	return lb_build(va, &l, &h);
 }
 
 static int lb_open(struct inode *inode, struct file *file)
@@ -213,36 +273,63 @@ static int lb_open(struct inode *inode, struct file *file)
 	if (file->f_mode & FMODE_WRITE)
 		return -EPERM;
 	mutex_lock(&lb_lock);
-	ret = lb_image ? 0 : -ENODATA;
+	ret = lb_len ? 0 : -ENODATA;
 	mutex_unlock(&lb_lock);
 	return ret;
 }
 
+/* Copies image bytes [*@ppos, +@count) to @ubuf: the head, then the CPUs' pages. */
 static ssize_t lb_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
+	size_t done = 0, pos, chunk, off;
+	const void *src;
 	ssize_t ret;
+	u32 i;
 
 	mutex_lock(&lb_lock);
-	ret = lb_image ? simple_read_from_buffer(ubuf, count, ppos, lb_image, lb_image_len) :
-			 -ENODATA;
+	if (!lb_len) {
+		ret = -ENODATA;
+		goto out;
+	}
+	while (done < count && *ppos >= 0 && (size_t)*ppos < lb_len) {
+		pos = *ppos;
+		if (pos < lb_head_len) {
+			src = lb_head + pos;
+			chunk = lb_head_len - pos;
+		} else {
+			off = pos - lb_head_len;
+			for (i = 0; i < lb_nr_cpus && off >= (size_t)lb_cpus[i].n * PAGE_SIZE; i++)
+				off -= (size_t)lb_cpus[i].n * PAGE_SIZE;
+			if (WARN_ON_ONCE(i == lb_nr_cpus))
+				break;
+			src = lb_cpus[i].pages + off;
+			chunk = (size_t)lb_cpus[i].n * PAGE_SIZE - off;
+		}
+		chunk = min(chunk, count - done);
+		if (copy_to_user(ubuf + done, src, chunk)) {
+			ret = done ? done : -EFAULT;
+			goto out;
+		}
+		done += chunk;
+		*ppos += chunk;
+	}
+	ret = done;
+out:
 	mutex_unlock(&lb_lock);
 	return ret;
 }
 
 static long lb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	void *img;
-
 	if (cmd != FTRING_IOC_LASTBOOT_RELEASE)
 		return -ENOTTY;
 	mutex_lock(&lb_lock);
-	img = lb_image;
-	lb_image = NULL;
-	lb_image_len = 0;
-	mutex_unlock(&lb_lock);
-	if (!img)
+	if (!lb_len) {
+		mutex_unlock(&lb_lock);
 		return -ENODATA;
-	vfree(img);
+	}
+	lb_free();
+	mutex_unlock(&lb_lock);
 	pr_info("ftring: persist: previous-boot trace released\n");
 	return 0;
 }
@@ -265,43 +352,41 @@ static struct miscdevice lb_dev = {
 };
 
 /**
- * fp_lastboot_pending() - is a previous-boot trace waiting to be read?
+ * ftring_lastboot_pending() - is a previous-boot trace waiting to be read?
  *
- * Return: true until it is released (or if there was none, false).
+ * Return: true until it is released (false if there was none).
  */
-bool fp_lastboot_pending(void)
+bool ftring_lastboot_pending(void)
 {
 	bool ret;
 
 	mutex_lock(&lb_lock);
-	ret = !!lb_image;
+	ret = lb_len;
 	mutex_unlock(&lb_lock);
 	return ret;
 }
 
 /**
- * fp_lastboot_register() - create /dev/ftring/lastboot if there is a trace to read.
+ * ftring_lastboot_register() - create /dev/ftring/lastboot if there is a trace to read.
  *
  * Return: 0 or -errno.
  */
-int fp_lastboot_register(void)
+int ftring_lastboot_register(void)
 {
 	int ret;
 
-	if (!lb_image)
+	if (!lb_len)
 		return 0;
 	ret = misc_register(&lb_dev);
 	lb_misc_on = !ret;
 	return ret;
 }
 
-/** fp_lastboot_exit() - remove the device, free the image. */
-void fp_lastboot_exit(void)
+/** ftring_lastboot_exit() - remove the device, free the image. */
+void ftring_lastboot_exit(void)
 {
 	if (lb_misc_on)
 		misc_deregister(&lb_dev);
 	lb_misc_on = false;
-	vfree(lb_image);
-	lb_image = NULL;
-	lb_image_len = 0;
+	lb_free();
 }

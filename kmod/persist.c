@@ -22,7 +22,9 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/libnvdimm.h>
 #include <linux/panic_notifier.h>
+#include <linux/reboot.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include "compat.h"
@@ -31,13 +33,13 @@
 
 static char *persist;
 module_param(persist, charp, 0444);
-MODULE_PARM_DESC(persist, "rings in reserved memory that survives a warm reboot: SIZE@ADDR (memmap=SIZE$ADDR) or LABEL (reserve_mem=, 6.12+)");
+MODULE_PARM_DESC(persist, "rings in reserved memory that survives a warm reboot: SIZE@ADDR (memmap=SIZE$ADDR) or LABEL (reserve_mem=, 6.11+)");
 
 static phys_addr_t fp_phys;
 static u64 fp_size;
 static void *fp_va;		/* NULL: persist= not given */
 static bool fp_requested;	/* request_mem_region() held (SIZE@ADDR) */
-static bool fp_notified;	/* fp_panic_nb registered */
+static bool fp_notified;	/* fp_panic_nb and fp_reboot_nb registered */
 static struct fp_layout fp_lay;
 static DEFINE_MUTEX(fp_lock);	/* header updates */
 
@@ -47,14 +49,14 @@ static struct fp_hdr *fp_hdr(void)
 }
 
 /**
- * fp_layout_for() - the only layout a region may have.
+ * ftring_region_layout() - the only layout a region may have.
  * @size:	The region's size.
  * @slots:	CPU slots.
  * @l:		Out: the layout.
  *
  * Return: 0, or -EINVAL/-ENOSPC when @size cannot hold @slots slots.
  */
-int fp_layout_for(u64 size, u32 slots, struct fp_layout *l)
+int ftring_region_layout(u64 size, u32 slots, struct fp_layout *l)
 {
 	u64 per, n;
 
@@ -75,7 +77,7 @@ int fp_layout_for(u64 size, u32 slots, struct fp_layout *l)
 }
 
 /* crc32_le(~0) of @h with its @crc field 0 */
-u32 fp_hdr_crc(const struct fp_hdr *h)
+u32 ftring_region_hdr_crc(const struct fp_hdr *h)
 {
 	struct fp_hdr c = *h;
 
@@ -84,7 +86,7 @@ u32 fp_hdr_crc(const struct fp_hdr *h)
 }
 
 /* Bytes of @page the seal covers after the header: data, and a stored missed count. */
-u32 fp_covered(const void *page)
+u32 ftring_region_covered(const void *page)
 {
 	u64 commit = ftp_page_commit(page);
 	u32 len = commit & FTP_COMMIT_MASK, size = PAGE_SIZE - FTP_HDR_SIZE;
@@ -121,7 +123,7 @@ static void fp_init_region(void)
 	h->fmt_len = flen;
 	h->clock = ftring_cfg.clock;
 	h->load_ns = ktime_get_real_ns();
-	h->crc = fp_hdr_crc(h);
+	h->crc = ftring_region_hdr_crc(h);
 }
 
 /*
@@ -132,9 +134,7 @@ static void fp_init_region(void)
 static int fp_panic(struct notifier_block *nb, unsigned long action, void *data)
 {
 	struct fp_hdr *h = fp_hdr();
-	struct rb_cpu *buf;
 	u32 slot, i;
-	u64 ts = 0;
 
 	WRITE_ONCE(ftring_recording, false);
 	for (slot = 0; slot < fp_lay.nr_slots; slot++) {
@@ -142,23 +142,26 @@ static int fp_panic(struct notifier_block *nb, unsigned long action, void *data)
 
 		for (i = 0; i < fp_lay.nr_subbufs; i++) {
 			const void *pg = fp_subbuf(fp_va, &fp_lay, slot, i);
-			u32 len = fp_covered(pg);
+			u32 len = ftring_region_covered(pg);
 
 			d[i].len = len;
 			d[i].ts = ftp_page_ts(pg);
 			d[i].crc = crc32_le(~0U, pg, FTP_HDR_SIZE + len);
 		}
 	}
-	buf = ftring_bufs ? READ_ONCE(ftring_bufs[raw_smp_processor_id()]) : NULL;
-	if (buf)
-		ts = rb_clock(buf);
-	h->seal_ts = ts;
+	/*
+	 * The pages and descriptors reach memory before the header says sealed: a
+	 * reset does not write dirty lines back, and a seal over pages still in the
+	 * cache would fail them all.
+	 */
+	arch_wb_cache_pmem(fp_va + PAGE_SIZE, fp_size - PAGE_SIZE);
+	h->clock = READ_ONCE(ftring_cfg.clock);
+	h->seal_ts = rb_clock_read(h->clock);
 	h->seal_ns = ktime_get_real_fast_ns();
 	h->seal_uptime_ns = ktime_get_boot_fast_ns();
-	h->clock = READ_ONCE(ftring_cfg.clock);
 	h->sealed = FTRING_SEAL_PANIC;
-	h->crc = fp_hdr_crc(h);
-	ftring_flush_caches();
+	h->crc = ftring_region_hdr_crc(h);
+	arch_wb_cache_pmem(h, sizeof(*h));
 	return NOTIFY_DONE;
 }
 
@@ -166,6 +169,30 @@ static struct notifier_block fp_panic_nb = {
 	.notifier_call	= fp_panic,
 	/* late: other tracers' notifiers (ftrace_dump_on_oops) may still write events */
 	.priority	= INT_MIN,
+};
+
+/* An orderly end (reboot, power off, unload): the next load need not keep it. */
+static void fp_mark_clean(void)
+{
+	struct fp_hdr *h = fp_hdr();
+
+	mutex_lock(&fp_lock);
+	if (h->sealed != FTRING_SEAL_PANIC) {
+		h->sealed = FTRING_SEAL_CLEAN;
+		h->crc = ftring_region_hdr_crc(h);
+		arch_wb_cache_pmem(h, sizeof(*h));
+	}
+	mutex_unlock(&fp_lock);
+}
+
+static int fp_reboot(struct notifier_block *nb, unsigned long action, void *data)
+{
+	fp_mark_clean();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block fp_reboot_nb = {
+	.notifier_call	= fp_reboot,
 };
 
 /**
@@ -182,7 +209,7 @@ int ftring_persist_set_boot_id(const u8 *id)
 		return -ENODEV;
 	mutex_lock(&fp_lock);
 	memcpy(h->boot_id, id, sizeof(h->boot_id));
-	h->crc = fp_hdr_crc(h);
+	h->crc = ftring_region_hdr_crc(h);
 	mutex_unlock(&fp_lock);
 	return 0;
 }
@@ -199,7 +226,7 @@ void ftring_persist_set_clock(u32 clock)
 		return;
 	mutex_lock(&fp_lock);
 	h->clock = clock;
-	h->crc = fp_hdr_crc(h);
+	h->crc = ftring_region_hdr_crc(h);
 	mutex_unlock(&fp_lock);
 }
 
@@ -236,7 +263,7 @@ u32 ftring_persist_flags(void)
 
 	if (fp_va)
 		f |= FTRING_STATUS_PERSIST;
-	if (fp_lastboot_pending())
+	if (ftring_lastboot_pending())
 		f |= FTRING_STATUS_LASTBOOT;
 	return f;
 }
@@ -251,6 +278,7 @@ u32 ftring_persist_subbufs(void)
 static int fp_parse(void)
 {
 	char *at = strchr(persist, '@'), *end;
+	phys_addr_t start, sz;
 	u64 size, addr;
 
 	if (at) {
@@ -267,8 +295,10 @@ static int fp_parse(void)
 		 * a SIZE@ADDR inside RAM would be written over by whoever owns those pages.
 		 */
 		if (region_intersects(addr, size, IORESOURCE_SYSTEM_RAM, IORES_DESC_NONE) !=
-		    REGION_DISJOINT) {
-			pr_err("ftring: persist=%s: not reserved memory (boot with memmap=0x%llx$0x%llx)\n",
+		    REGION_DISJOINT ||
+		    region_intersects(addr, size, IORESOURCE_MEM, IORES_DESC_RESERVED) !=
+		    REGION_INTERSECTS) {
+			pr_err("ftring: persist=%s: not a reserved region (boot with memmap=0x%llx$0x%llx)\n",
 			       persist, size, addr);
 			return -EINVAL;
 		}
@@ -277,22 +307,21 @@ static int fp_parse(void)
 		return 0;
 	}
 	if (!FTRING_HAVE_RESERVE_MEM) {
-		pr_err("ftring: persist=%s: a LABEL needs reserve_mem= (Linux 6.12); use SIZE@ADDR with memmap=SIZE$ADDR\n",
+		pr_err("ftring: persist=%s: a LABEL needs reserve_mem= (Linux 6.11); use SIZE@ADDR with memmap=SIZE$ADDR\n",
 		       persist);
 		return -EINVAL;
 	}
-	{
-		phys_addr_t start, sz;
-
-		if (!ftring_reserve_mem_find(persist, &start, &sz)) {
-			pr_err("ftring: persist=%s: no reserve_mem= region of that name\n",
-			       persist);
-			return -ENOENT;
-		}
-		fp_phys = PAGE_ALIGN(start);
-		fp_size = (start + sz - fp_phys) & PAGE_MASK;
-		return 0;
+	if (!ftring_reserve_mem_find(persist, &start, &sz)) {
+		pr_err("ftring: persist=%s: no reserve_mem= region of that name\n", persist);
+		return -ENOENT;
 	}
+	fp_phys = PAGE_ALIGN(start);
+	if (sz <= fp_phys - start || ((start + sz - fp_phys) & PAGE_MASK) == 0) {
+		pr_err("ftring: persist=%s: the region is smaller than a page\n", persist);
+		return -EINVAL;
+	}
+	fp_size = (start + sz - fp_phys) & PAGE_MASK;
+	return 0;
 bad:
 	pr_err("ftring: persist=%s: expected SIZE@ADDR (page aligned) or a reserve_mem LABEL\n",
 	       persist);
@@ -317,8 +346,10 @@ int ftring_persist_init(void)
 	if (ret)
 		return ret;
 	ftring_formats_text(&flen);
-	ret = fp_layout_for(fp_size, nr_cpu_ids, &fp_lay);
-	if (ret || flen > FP_FMT_PAGES * PAGE_SIZE) {
+	if (WARN_ON_ONCE(flen > FP_FMT_PAGES * PAGE_SIZE))
+		return -E2BIG;	/* the schema outgrew the layout: a build-time mistake */
+	ret = ftring_region_layout(fp_size, nr_cpu_ids, &fp_lay);
+	if (ret) {
 		pr_err("ftring: persist: %llu bytes are too few for %u CPUs\n", fp_size,
 		       nr_cpu_ids);
 		return -ENOSPC;
@@ -336,14 +367,15 @@ int ftring_persist_init(void)
 		ret = -ENOMEM;
 		goto err;
 	}
-	ret = fp_lastboot_init(fp_va, fp_size);
+	ret = ftring_lastboot_init(fp_va, fp_size);
+	if (ret)
+		goto err;
+	ret = ftring_lastboot_register();
 	if (ret)
 		goto err;
 	fp_init_region();
-	ret = fp_lastboot_register();
-	if (ret)
-		goto err;
 	atomic_notifier_chain_register(&panic_notifier_list, &fp_panic_nb);
+	register_reboot_notifier(&fp_reboot_nb);
 	fp_notified = true;
 	/* the layout, for whoever must find a page in the region (tests, a debugger) */
 	pr_info("ftring: persist: %llu bytes at %pa: %u CPU slots of %u pages from page %u (meta, %u descriptor pages, %u sub-buffers)\n",
@@ -357,14 +389,18 @@ err:
 
 /**
  * ftring_persist_exit() - undo ftring_persist_init(); the rings are gone already.
- * The region keeps this boot's data: a later load reads it back (unsealed).
+ * The region keeps this boot's data, marked as ended cleanly: a later load reads it
+ * back (checked by structure) and the daemon does not save it by itself.
  */
 void ftring_persist_exit(void)
 {
-	if (fp_notified)
+	if (fp_notified) {
 		atomic_notifier_chain_unregister(&panic_notifier_list, &fp_panic_nb);
+		unregister_reboot_notifier(&fp_reboot_nb);
+		fp_mark_clean();
+	}
 	fp_notified = false;
-	fp_lastboot_exit();
+	ftring_lastboot_exit();
 	if (fp_va)
 		memunmap(fp_va);
 	fp_va = NULL;

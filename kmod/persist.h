@@ -17,7 +17,7 @@
 #define FP_MAGIC	0x3154534950525446ULL	/* "FTRPIST1" */
 #define FP_VERSION	1
 #define FP_FMT_PAGES	16	/* formats are ~10 KiB; 64 KiB leaves room */
-#define FP_MAX_SLOTS	8192
+#define FP_MAX_SLOTS	4096	/* trace.dat CPUs recorderd writes */
 
 /* page 0 of the region */
 struct fp_hdr {
@@ -70,14 +70,14 @@ static inline struct fp_desc *fp_descs(void *va, const struct fp_layout *l, u32 
 }
 
 /* persist.c */
-int fp_layout_for(u64 size, u32 slots, struct fp_layout *l);
-u32 fp_hdr_crc(const struct fp_hdr *h);
-u32 fp_covered(const void *page);
+int ftring_region_layout(u64 size, u32 slots, struct fp_layout *l);
+u32 ftring_region_hdr_crc(const struct fp_hdr *h);
+u32 ftring_region_covered(const void *page);
 
 /* lastboot.c */
-int fp_lastboot_init(void *va, u64 size);
-int fp_lastboot_register(void);
-void fp_lastboot_exit(void);
-bool fp_lastboot_pending(void);
+int ftring_lastboot_init(void *va, u64 size);
+int ftring_lastboot_register(void);
+void ftring_lastboot_exit(void);
+bool ftring_lastboot_pending(void);
 
 #endif /* FTRING_PERSIST_H */

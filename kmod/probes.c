@@ -5,7 +5,7 @@
  * exported), attach while recording, and per event: reserve, fill, commit.
  *
  * Probe prototypes are the TP_PROTO of the tracepoints (include/trace/events/sched.h,
- * irq.h, syscalls.h), first argument the registration's data pointer; the kernel
+ * irq.h, syscalls.h, printk.h), first argument the registration's data pointer; the kernel
  * being built checks each one (ftring_probe_types() below).
  */
 #include <linux/interrupt.h>
@@ -14,6 +14,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <trace/events/irq.h>
+#include <trace/events/printk.h>
 #include <trace/events/sched.h>
 #include <trace/events/syscalls.h>
 #include <asm/syscall.h>
@@ -218,6 +219,20 @@ static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	ftring_syscall_tp_exit();
 }
 
+/* A kernel log message: printk calls this as it stores one (any context, NMI too). */
+static void probe_console(void *data, const char *text, size_t len)
+{
+	struct ftring_ev_console *ev;
+	struct rb_cpu *buf;
+	u32 n = min_t(size_t, len, FTRING_CONSOLE_MAX);
+
+	ev = RESERVE(console, ev, n + 1);
+	if (!ev)
+		return;
+	ev->msg = ftring_put_str(ev, sizeof(*ev), text, n);
+	ftring_commit(buf);
+}
+
 /*
  * Never called: each line hands a probe to its tracepoint's typed registration
  * function, generated from the TP_PROTO of the kernel being built, so a prototype
@@ -238,6 +253,7 @@ static void __maybe_unused ftring_probe_types(void)
 	register_trace_softirq_exit(probe_softirq_exit, NULL);
 	register_trace_sys_enter(probe_sys_enter, NULL);
 	register_trace_sys_exit(probe_sys_exit, NULL);
+	register_trace_console(probe_console, NULL);
 }
 
 struct ftring_probe {
@@ -261,6 +277,7 @@ static struct ftring_probe ftring_probes[FTRING_NR_EVENTS] = {
 	[FTRING_EV_softirq_exit] = { "softirq_exit", probe_softirq_exit },
 	[FTRING_EV_sys_enter] = { "sys_enter", probe_sys_enter },
 	[FTRING_EV_sys_exit] = { "sys_exit", probe_sys_exit },
+	[FTRING_EV_console] = { "console", probe_console },
 };
 
 static void ftring_find_tp(struct tracepoint *tp, void *priv)

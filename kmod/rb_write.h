@@ -29,9 +29,10 @@
 
 #include "rb.h"
 
-static __always_inline u64 rb_clock(struct rb_cpu *buf)
+/* The time now on FTRING_CLOCK_* @clock. */
+static __always_inline u64 rb_clock_read(u8 clock)
 {
-	switch (buf->clock) {
+	switch (clock) {
 	case FTRING_CLOCK_GLOBAL:
 		return trace_clock_global();
 	case FTRING_CLOCK_MONO:
@@ -42,6 +43,11 @@ static __always_inline u64 rb_clock(struct rb_cpu *buf)
 		/* what ftrace's "local" clock reads, so the two can be compared */
 		return trace_clock_local();
 	}
+}
+
+static __always_inline u64 rb_clock(struct rb_cpu *buf)
+{
+	return rb_clock_read(buf->clock);
 }
 
 /* Publishes what the writers have written: called with every writer done. */

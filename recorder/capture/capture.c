@@ -262,10 +262,6 @@ static void capture_release(struct capture *c)
 }
 
 /*
- * The compression workers of a zstd capture; they spill what they cannot keep up with
- * to a spool beside the output (same filesystem, counted in its free space).
- */
-/*
  * Rings that outlive a crash: keep this boot's metadata (kallsyms above all) where the
  * next boot's `recorderd lastboot` finds it. A failure costs the symbols only.
  */
@@ -280,6 +276,10 @@ static void save_boot_record(const struct trace_meta *m)
 			 "have no kallsyms", boot_state_dir(), strerror(-ret));
 }
 
+/*
+ * The compression workers of a zstd capture; they spill what they cannot keep up with
+ * to a spool beside the output (same filesystem, counted in its free space).
+ */
 static int start_pool(struct capture *c, const struct capture_params *p)
 {
 	char *dir;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ftring_abi.h"
 #include "lastboot/lastboot.h"
 
 static void usage(FILE *f)
@@ -56,7 +57,7 @@ int cmd_lastboot(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	ret = lastboot_write(out, release, &r);
+	ret = lastboot_write(out, 0, release, &r);
 	if (ret == LASTBOOT_NONE) {
 		fprintf(stderr, "lastboot: no previous-boot trace: %s\n", r.why);
 		return 3;
@@ -69,8 +70,8 @@ int cmd_lastboot(int argc, char **argv)
 	       "dropped; boot %s, %s",
 	       out, (unsigned long long)r.events, r.cpus, (unsigned long long)r.pages,
 	       (unsigned long long)r.dropped, r.boot_id[0] ? r.boot_id : "unnamed",
-	       r.sealed ? "sealed at a panic" : "not sealed (no panic seen)");
-	if (r.sealed)
+	       lastboot_end_text(r.sealed));
+	if (r.sealed == FTRING_SEAL_PANIC)
 		printf(" at uptime %llu.%03llu s", (unsigned long long)(r.uptime_ns / 1000000000),
 		       (unsigned long long)(r.uptime_ns / 1000000 % 1000));
 	printf("%s\n", r.has_symbols ? "" : "; no kallsyms of that boot");

@@ -298,9 +298,9 @@ static int check_pattern(const char *p, char *err)
 			 "file_pattern '%s' needs %%# (sequence) or %%S so that names differ", p);
 		return -EINVAL;
 	}
-	if (!strncmp(p, "trig-", 5)) {
-		snprintf(err, CONFIG_ERR_LEN, "file_pattern '%s': names starting trig- are "
-			 "the trigger files'", p);
+	if (!strncmp(p, "trig-", 5) || !strncmp(p, "lastboot-", 9)) {
+		snprintf(err, CONFIG_ERR_LEN, "file_pattern '%s': names starting trig- or "
+			 "lastboot- are the trigger and previous-boot files'", p);
 		return -EINVAL;
 	}
 	if (strlen(p) < 5 || strcmp(p + strlen(p) - 4, ".dat")) {

@@ -26,6 +26,8 @@
 #include "daemon.h"
 #include "daemon_local.h"
 #include "lastboot/lastboot.h"
+#include "rotate.h"
+#include "ftring_abi.h"
 
 static void capture_failed(struct recd *d, long err);
 
@@ -35,29 +37,39 @@ static void pump_failed(void *arg, long err)
 }
 
 /*
- * The trace the previous boot left in the module's persistent rings (a crash, most
- * likely) goes to the output directory before anything else, as lastboot-BOOT_ID.dat,
- * and the module's copy is freed. Whatever happens is said in status.
+ * The trace the previous boot left in the module's persistent rings goes to the output
+ * directory before anything else, as lastboot-BOOT_ID.dat, and the module's copy is
+ * freed; the newest LASTBOOT_FILES_KEPT stay. A boot that ended cleanly (shutdown,
+ * unload) is not a crash: its trace is freed unsaved (`recorderd lastboot` reads it
+ * before the daemon starts, if wanted). Whatever happens is said in status.
  */
 void dmn_save_lastboot(struct recd *d)
 {
 	struct lastboot_result r;
 	char id[37], path[PATH_MAX];
-	int ret = lastboot_pending_id(id);
+	int sealed = 0, ret = lastboot_pending(id, &sealed);
 
 	if (ret == -ENOENT) {
 		snprintf(d->lastboot, sizeof(d->lastboot), "none");
 		return;
 	}
+	if (!ret && sealed == FTRING_SEAL_CLEAN) {
+		ret = lastboot_release();
+		snprintf(d->lastboot, sizeof(d->lastboot), "boot %s %s: not saved%s%s", id,
+			 lastboot_end_text(sealed), ret ? ", not released: " : "",
+			 ret ? strerror(-ret) : "");
+		return;
+	}
 	if (!ret && (size_t)snprintf(path, sizeof(path), "%s/lastboot-%s.dat", d->cfg.output_dir,
 				     id) >= sizeof(path))
 		ret = -ENAMETOOLONG;
+	ret = ret ?: rotate_mkdir_p(d->cfg.output_dir, d->cfg.group_gid);
 	if (ret) {
 		snprintf(d->lastboot, sizeof(d->lastboot), "failed: %s", strerror(-ret));
 		log_err("previous-boot trace: %s", strerror(-ret));
 		return;
 	}
-	ret = lastboot_write(path, 1, &r);
+	ret = lastboot_write(path, d->cfg.group_gid, 1, &r);
 	if (ret == LASTBOOT_NONE) {
 		snprintf(d->lastboot, sizeof(d->lastboot), "none");
 	} else if (ret) {
@@ -67,8 +79,9 @@ void dmn_save_lastboot(struct recd *d)
 		snprintf(d->lastboot, sizeof(d->lastboot),
 			 "%s: %llu events, %llu sub-buffers dropped, %s", path,
 			 (unsigned long long)r.events, (unsigned long long)r.dropped,
-			 r.sealed ? "sealed at a panic" : "not sealed");
+			 lastboot_end_text(r.sealed));
 		log_warn("the previous boot left a trace: %s", d->lastboot);
+		rotate_enforce_lastboot_files(&d->cfg, path);
 	}
 }
 

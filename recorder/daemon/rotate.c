@@ -99,6 +99,17 @@ static int older_first(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* @name is a file of a kind with limits of its own, not of @glob's kind. */
+static bool other_kind(const char *glob, const char *name)
+{
+	static const char *const kinds[] = { TRIGGER_FILE_GLOB, LASTBOOT_FILE_GLOB };
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(glob, kinds[i]) && !fnmatch(kinds[i], name, FNM_PERIOD))
+			return true;
+	return false;
+}
+
 /*
  * Deletes the files of @glob in output_dir, oldest first, while one is older than
  * max_age, they are more than @max_files with @current (0 = no limit), or they and
@@ -125,8 +136,7 @@ static int prune(const struct rec_config *c, const char *glob, const char *curre
 		if (fnmatch(glob, de->d_name, FNM_PERIOD))
 			continue;
 		/* A wide pattern (*-*.dat) also matches them: each kind has its limits. */
-		if (strcmp(glob, TRIGGER_FILE_GLOB) &&
-		    !fnmatch(TRIGGER_FILE_GLOB, de->d_name, FNM_PERIOD))
+		if (other_kind(glob, de->d_name))
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
 		    !S_ISREG(st.st_mode))
@@ -199,4 +209,11 @@ int rotate_enforce_trigger_files(const struct rec_config *c, struct rotate_state
 	if (ret > 0)
 		rs->deleted += ret;
 	return ret;
+}
+
+int rotate_enforce_lastboot_files(const struct rec_config *c, const char *newest)
+{
+	uint64_t used;
+
+	return prune(c, LASTBOOT_FILE_GLOB, newest, 0, 0, LASTBOOT_FILES_KEPT, &used);
 }

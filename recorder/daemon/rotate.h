@@ -62,6 +62,14 @@ int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
 int rotate_enforce_trigger_files(const struct rec_config *c, struct rotate_state *rs,
 				 const char *newest, uint64_t *used);
 
+/* Previous-boot traces the daemon saves (lastboot-BOOT_ID.dat): crash evidence, kept
+ * out of the pattern's budget and age limits; the newest LASTBOOT_FILES_KEPT stay. */
+#define LASTBOOT_FILE_GLOB	"lastboot-*.dat"
+#define LASTBOOT_FILES_KEPT	8
+
+/* Deletes all but the newest LASTBOOT_FILES_KEPT with @newest. Files deleted or -errno. */
+int rotate_enforce_lastboot_files(const struct rec_config *c, const char *newest);
+
 /*
  * Creates @dir and its parents (0750 whatever the umask; existing ones are left). With
  * @gid > 0 (the "group" setting) the ones it creates and @dir itself belong to that

@@ -26,6 +26,7 @@
 #include "format/v7_writer.h"
 #include "util/fileio.h"
 #include "util/log.h"
+#include "ftrace_page.h"
 #include "boot_record.h"
 #include "lastboot.h"
 #include "lastboot_image.h"
@@ -173,15 +174,14 @@ static int add_boot_option(struct v7_writer *w, const struct lastboot_view *v,
 		     "ftring:# boot_id: %s\n# ended: %s\n# uptime_at_panic_ns: %llu\n"
 		     "# panic_realtime_ns: %llu\n# module_load_realtime_ns: %llu\n"
 		     "# subbufs_kept: %u\n# subbufs_dropped: %llu\n",
-		     res->boot_id[0] ? res->boot_id : "unknown",
-		     v->hdr->sealed == FTRING_SEAL_PANIC ? "panic (sealed)" : "unknown (not sealed)",
+		     res->boot_id[0] ? res->boot_id : "unknown", lastboot_end_text(v->hdr->sealed),
 		     (unsigned long long)v->hdr->seal_uptime_ns,
 		     (unsigned long long)v->hdr->seal_ns, (unsigned long long)v->hdr->load_ns,
 		     v->hdr->nr_pages, (unsigned long long)v->hdr->dropped);
 	return v7_add_option(w, OPT_LAST_BOOT_INFO, text, (uint32_t)n + 1);
 }
 
-static int write_trace(const char *path, const struct lastboot_view *v,
+static int write_trace(const char *path, int gid, const struct lastboot_view *v,
 		       const struct trace_meta *m, struct lastboot_result *res)
 {
 	const char *clock = clock_names[v->hdr->clock];
@@ -193,6 +193,13 @@ static int write_trace(const char *path, const struct lastboot_view *v,
 	int fd, ret;
 
 	fd = fio_create_beside(path, 0640, tmp, sizeof(tmp));
+	if (fd >= 0 && gid > 0 && fchown(fd, -1, (gid_t)gid)) {
+		int err = -errno;
+
+		close(fd);
+		fio_publish(path, tmp, 0);
+		fd = err;
+	}
 	if (fd < 0) {
 		snprintf(res->why, sizeof(res->why), "cannot write beside %s: %s", path,
 			 strerror(-fd));
@@ -206,7 +213,10 @@ static int write_trace(const char *path, const struct lastboot_view *v,
 	p.buffer_name = "";
 	p.durable = 1;
 	p.path = tmp[0] ? tmp : path;
-	p.region_bytes = (uint64_t)v->hdr->nr_pages * ps + (1 << 20);
+	for (uint32_t cpu = 0; cpu < v->hdr->nr_cpus; cpu++)
+		if (v->cpus[cpu].pages * (uint64_t)ps > p.region_bytes)
+			p.region_bytes = v->cpus[cpu].pages * (uint64_t)ps;
+	p.region_bytes += 1 << 20;	/* per CPU: its pages, compressed or not */
 	w = v7_create(&p, m);
 	ret = w ? 0 : (errno ? -errno : -EIO);
 	ret = ret ?: trace_output_add_options(w, m, clock);
@@ -221,7 +231,8 @@ static int write_trace(const char *path, const struct lastboot_view *v,
 			const char *pg = pages + (size_t)i * ps;
 			long e = v7d_page_events(pg, ps);
 
-			if (e < 0) {
+			/* a page without its time would stop readers: not written */
+			if (e < 0 || !ftp_page_ts(pg)) {
 				res->dropped++;
 				continue;
 			}
@@ -250,7 +261,14 @@ static int write_trace(const char *path, const struct lastboot_view *v,
 	return ret;
 }
 
-int lastboot_pending_id(char out[37])
+const char *lastboot_end_text(int sealed)
+{
+	return sealed == FTRING_SEAL_PANIC ? "sealed at a panic" :
+	       sealed == FTRING_SEAL_CLEAN ? "ended cleanly (shutdown or unload)" :
+	       "not sealed (no panic seen: a reset, a hang or power)";
+}
+
+int lastboot_pending(char id[37], int *sealed)
 {
 	struct lastboot_result res = { 0 };
 	struct ftring_lastboot h;
@@ -265,13 +283,26 @@ int lastboot_pending_id(char out[37])
 	if (n != (ssize_t)sizeof(h) || h.magic != FTRING_LASTBOOT_MAGIC)
 		return -EPROTO;
 	if (memcmp(h.boot_id, zero, 16))
-		lastboot_uuid_str(h.boot_id, out);
+		lastboot_uuid_str(h.boot_id, id);
 	else
-		snprintf(out, 37, "unnamed-%llu", (unsigned long long)h.load_ns);
+		snprintf(id, 37, "unnamed-%llu", (unsigned long long)h.load_ns);
+	*sealed = (int)h.sealed;
 	return 0;
 }
 
-int lastboot_write(const char *path, int release, struct lastboot_result *res)
+int lastboot_release(void)
+{
+	int fd = open(FTRING_DEV_LASTBOOT, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, FTRING_IOC_LASTBOOT_RELEASE))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+int lastboot_write(const char *path, int gid, int release, struct lastboot_result *res)
 {
 	static const uint8_t zero[16];
 	struct lastboot_view v = { 0 };
@@ -300,12 +331,12 @@ int lastboot_write(const char *path, int release, struct lastboot_result *res)
 	}
 	if (memcmp(v.hdr->boot_id, zero, 16))
 		lastboot_uuid_str(v.hdr->boot_id, res->boot_id);
-	res->sealed = v.hdr->sealed == FTRING_SEAL_PANIC;
+	res->sealed = (int)v.hdr->sealed;
 	res->uptime_ns = v.hdr->seal_uptime_ns;
 	res->dropped = v.hdr->dropped;
 	ret = load_meta(&v, &m, res);
 	if (!ret)
-		ret = write_trace(path, &v, &m, res);
+		ret = write_trace(path, gid, &v, &m, res);
 	if (!ret && release && ioctl(fd, FTRING_IOC_LASTBOOT_RELEASE) && errno != ENODATA)
 		log_warn("lastboot: releasing the module's copy: %s", strerror(errno));
 out:

@@ -19,20 +19,26 @@ struct lastboot_result {
 	uint64_t	pages;		/* sub-buffers written */
 	uint64_t	dropped;	/* sub-buffers dropped (module's checks + ours) */
 	uint32_t	cpus;		/* CPUs with pages */
-	int		sealed;		/* the region was sealed at a panic */
+	int		sealed;		/* FTRING_SEAL_*: how that boot ended */
 	uint64_t	uptime_ns;	/* that boot's uptime at the panic (sealed) */
 	int		has_symbols;	/* a boot record gave that boot's kallsyms */
 };
 
 /*
- * Writes the previous boot's trace to @path (replaced atomically once complete);
- * with @release, frees the module's copy afterwards.
+ * Writes the previous boot's trace to @path (replaced atomically once complete, group
+ * @gid when > 0); with @release, frees the module's copy afterwards.
  * Return: LASTBOOT_WRITTEN, LASTBOOT_NONE, or -errno (@res->why says what failed).
  */
-int lastboot_write(const char *path, int release, struct lastboot_result *res);
+int lastboot_write(const char *path, int gid, int release, struct lastboot_result *res);
 
-/* Boot id of the previous-boot trace waiting in the module, as text; 0 or -errno
- * (-ENOENT: none waiting). For naming a file before writing it. */
-int lastboot_pending_id(char out[37]);
+/* The trace waiting in the module: its boot id as text and how it ended (FTRING_SEAL_*).
+ * 0 or -errno (-ENOENT: none waiting). For naming a file before writing it. */
+int lastboot_pending(char id[37], int *sealed);
+
+/* Frees the module's copy without reading it. 0 or -errno. */
+int lastboot_release(void);
+
+/* How a boot ended, in words, for FTRING_SEAL_* @sealed. */
+const char *lastboot_end_text(int sealed);
 
 #endif /* REC_LASTBOOT_H */

@@ -42,6 +42,8 @@ int lastboot_view_init(struct lastboot_view *v, const void *img, size_t len, con
 		*why = "bad format text length";
 	else if (h->clock > FTRING_CLOCK_MAX)
 		*why = "unknown clock";
+	else if (h->sealed > FTRING_SEAL_CLEAN)
+		*why = "unknown end of boot";
 	if (*why)
 		return -EINVAL;
 	off_cpus = h->hdr_len;

@@ -11,7 +11,7 @@
 
 #include "ftring_abi.h"
 
-#define LASTBOOT_MAX_CPUS	8192
+#define LASTBOOT_MAX_CPUS	4096	/* as the trace.dat writer */
 
 struct lastboot_view {
 	const struct ftring_lastboot	*hdr;	/* inside the image */

@@ -140,9 +140,14 @@ int fio_create_beside(const char *path, int mode, char *tmp, size_t tmplen)
 		fd = -ENAMETOOLONG;
 	} else {
 		fd = mkostemp(tmp, O_CLOEXEC);
-		if (fd < 0 || fchmod(fd, (mode_t)mode)) {
+		if (fd < 0) {
 			fd = -errno;
+		} else if (fchmod(fd, (mode_t)mode)) {
+			int err = -errno;
+
+			close(fd);
 			unlink(tmp);
+			fd = err;
 		}
 	}
 	if (fd < 0)

@@ -405,16 +405,44 @@ TEST(wide_pattern_leaves_trigger_files)
 	ASSERT_EQ(0, config_set(&c, "rotate_size", "10K", err));
 	ASSERT_EQ(0, config_set(&c, "disk_budget", "30K", err));
 	make_file(dir, "trig-20260101-000001.000-oom.dat", 20 << 10, 100);
+	make_file(dir, "lastboot-4ca3da25-e914-41c1-b333-ab88152e7f6c.dat", 20 << 10, 50);
 	make_file(dir, "20260101-000001.dat", 20 << 10, 1000);
 	make_file(dir, "20260101-000002.dat", 20 << 10, 2000);
 	snprintf(cur, sizeof(cur), "%s/20260101-000002.dat", dir);
 	EXPECT_EQ(1, rotate_enforce_budget(&c, &rs, cur, 0));
 	EXPECT_TRUE(exists(dir, "trig-20260101-000001.000-oom.dat"));
+	/* nor a previous boot's crash trace */
+	EXPECT_TRUE(exists(dir, "lastboot-4ca3da25-e914-41c1-b333-ab88152e7f6c.dat"));
 	EXPECT_FALSE(exists(dir, "20260101-000001.dat"));
-	/* and no pattern may make trigger names */
+	/* and no pattern may make trigger or previous-boot names */
 	EXPECT_EQ(-EINVAL, config_set(&c, "file_pattern", "trig-%#.dat", err));
-	EXPECT_STREQ("file_pattern 'trig-%#.dat': names starting trig- are the trigger "
-		     "files'", err);
+	EXPECT_STREQ("file_pattern 'trig-%#.dat': names starting trig- or lastboot- are the "
+		     "trigger and previous-boot files'", err);
+	EXPECT_EQ(-EINVAL, config_set(&c, "file_pattern", "lastboot-%#.dat", err));
+	config_free(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/* Previous-boot traces: the newest LASTBOOT_FILES_KEPT stay, whatever their size. */
+TEST(lastboot_files_capped)
+{
+	struct rec_config c;
+	char dir[] = "/tmp/recd-lbXXXXXX", err[CONFIG_ERR_LEN], name[64], cmd[64];
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	config_defaults(&c);
+	ASSERT_EQ(0, config_set(&c, "output_dir", dir, err));
+	for (int i = 0; i < LASTBOOT_FILES_KEPT + 2; i++) {
+		snprintf(name, sizeof(name), "lastboot-%08d-e914-41c1-b333-ab88152e7f6c.dat", i);
+		make_file(dir, name, 4 << 10, 1000 + i);
+	}
+	make_file(dir, "20260101-000001.dat", 4 << 10, 10);
+	EXPECT_EQ(2, rotate_enforce_lastboot_files(&c, NULL));
+	EXPECT_FALSE(exists(dir, "lastboot-00000000-e914-41c1-b333-ab88152e7f6c.dat"));
+	EXPECT_FALSE(exists(dir, "lastboot-00000001-e914-41c1-b333-ab88152e7f6c.dat"));
+	EXPECT_TRUE(exists(dir, "lastboot-00000002-e914-41c1-b333-ab88152e7f6c.dat"));
+	EXPECT_TRUE(exists(dir, "20260101-000001.dat"));
 	config_free(&c);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	EXPECT_EQ(0, system(cmd));

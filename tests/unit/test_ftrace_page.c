@@ -297,4 +297,32 @@ TEST(malformed_rejected)
 	free(page);
 }
 
+/*
+ * A length word of 0xfffffffc after a good event: 4 + it wraps to 0 in 32 bits, which
+ * once returned the same offset, so every walker (the module's check of a persistent
+ * page, recover, lastboot) looped forever on one damaged word.
+ */
+TEST(length_wrap_rejected)
+{
+	static const uint32_t wrap[] = { 0xfffffffc, 0xfffffff8, 0xffffffff };
+	char *page = new_page(0);
+	struct ftp_event e;
+
+	for (unsigned int i = 0; i < sizeof(wrap) / sizeof(wrap[0]); i++) {
+		uint32_t data0[2] = { ftp_word(0, 1), wrap[i] };
+		uint32_t pad[2] = { ftp_word(FTP_TYPE_PADDING, 1), wrap[i] };
+		__u64 t = 0;
+		__u32 off;
+
+		ftp_put_data(page + FTP_HDR_SIZE, 8, 0);	/* 12 bytes: ends at 12 */
+		memcpy(page + FTP_HDR_SIZE + 12, data0, 8);
+		off = ftp_next(page + FTP_HDR_SIZE, 64, 0, &t, &e);
+		ASSERT_EQ(12, off);
+		EXPECT_EQ(0, ftp_next(page + FTP_HDR_SIZE, 64, off, &t, &e));
+		memcpy(page + FTP_HDR_SIZE + 12, pad, 8);
+		EXPECT_EQ(0, ftp_next(page + FTP_HDR_SIZE, 64, off, &t, &e));
+	}
+	free(page);
+}
+
 TEST_HARNESS_MAIN

@@ -71,6 +71,12 @@ for mode in $modes; do
 	fi
 	t_check "$n.cpu1-markers" grep -q '\[001\] .* marker: *cpu1 2000$' "$d/report.txt"
 	t_check "$n.sched" grep -q 'sched_switch: ' "$d/report.txt"
+	# the panic's own message, traced (printk:console) before the seal
+	case $mode in
+	hung-corrupt) want='Kernel panic - not syncing: hung_task: blocked tasks' ;;
+	*) want='Kernel panic - not syncing: sysrq triggered crash' ;;
+	esac
+	t_check "$n.panic-message" grep -q "console: *$want" "$d/report.txt"
 	# task names from the pages: the marker writer by name, not <...>
 	t_check "$n.task-names" grep -q '^ *ftring_markers-[0-9]* .*marker: *pre ' "$d/report.txt"
 	# boot 1's symbols, not boot 2's (KASLR moves them)

@@ -24,7 +24,8 @@
 #     ($VM_OUT/last.dat, timed from insmod), a second readout, then `recorderd start`
 #     saves lastboot-<boot id>.dat in its output directory and releases the module's
 #     copy (a third readout: exit 3), status says where the trace went;
-#   - rmmod and insmod again: boot 2's own trace comes back, not sealed.
+#   - rmmod and insmod again: boot 2's own trace comes back, marked as ended cleanly;
+#     `recorderd start` frees it unsaved (not a crash) and says so in status.
 # The host reads the files with trace-cmd report.
 . /vm/guest/lib.sh
 O=$VM_OUT
@@ -41,7 +42,7 @@ export RECORDERD_STATE_DIR=$O/state
 d_start() {
 	mkdir -p "$2"
 	recorderd start -f --socket "/tmp/$1.sock" -d "$2" -s kmod --mode flight \
-		-e sched -e marker >"$O/$1.log" 2>&1 &
+		-e sched -e marker -e printk >"$O/$1.log" 2>&1 &
 	DPID=$!
 	_i=0
 	while [ $_i -lt 600 ]; do
@@ -195,13 +196,23 @@ else
 	g_fail boot2.start "recorderd start: $(tail -n 3 "$O/d2.log")"
 fi
 # No panic: unloading and loading again keeps what was recorded (the rings stay in the
-# region), checked by structure only (nothing sealed it).
+# region), marked as an orderly end, checked by structure only (no seal). The daemon
+# frees such a trace without saving it: not a crash.
 if rmmod ftring && insmod /vm/ftring.ko persist=$PERSIST; then
 	recorderd lastboot -o "$O/unsealed.dat" >"$O/unsealed.txt" 2>&1
 	g_eq reload.lastboot "$?" 0
-	g_check reload.not-sealed grep -q "not sealed" "$O/unsealed.txt"
+	g_check reload.ended-cleanly grep -q "ended cleanly" "$O/unsealed.txt"
 	g_check reload.this-boot grep -q "boot $(cat "$O/boot2-id.txt")" "$O/unsealed.txt"
 	g_check reload.events grep -q ": [1-9][0-9]* events" "$O/unsealed.txt"
+	if d_start d3 /tmp/d3; then
+		recorderd status --socket /tmp/d3.sock >"$O/reload-status.txt" 2>&1
+		g_check reload.status-not-saved grep -q "last boot: *boot $(cat "$O/boot2-id.txt") ended cleanly.*not saved" "$O/reload-status.txt"
+		g_check reload.no-file sh -c '! ls /tmp/d3/lastboot-* 2>/dev/null'
+		lb_none reload.released "released already"
+		d_stop d3
+	else
+		g_fail reload.start "recorderd start: $(tail -n 3 "$O/d3.log")"
+	fi
 else
 	g_fail reload.insmod "rmmod/insmod failed: $(dmesg | tail -n 3)"
 fi
