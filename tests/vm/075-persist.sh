@@ -84,6 +84,9 @@ for mode in $modes; do
 	trace-cmd report -f "$d/last.dat" 2>/dev/null | grep -iE "^ *0*${sym1#0*} .*schedule$" >"$d/sym-in-file.txt"
 	t_check "$n.kallsyms-boot1" test -s "$d/sym-in-file.txt"
 	id1=$(cat "$d/boot1-id.txt")
+	# LAST_BOOT_INFO (24): trace-cmd 3.1.6 skips it; its text names boot 1
+	t_check "$n.last-boot-info" sh -c "trace-cmd dump --options '$d/last.dat' 2>&1 | grep -qE '^ *24 [0-9]+.*Unknown option'"
+	t_check "$n.last-boot-info-text" grep -qa "ftring:# boot_id: $id1" "$d/last.dat"
 	dfile=$d/d2/lastboot-$id1.dat
 	t_check "$n.daemon-file" sh -c "trace-cmd report '$dfile' 2>/dev/null | grep -q 'marker: *last-before-crash 1'"
 	echo "$n: $(head -n 1 "$d/lastboot.txt"); module load to file $(cat "$d/lastboot-ms.txt") ms" >&2
