@@ -183,6 +183,8 @@ struct ftring_version {
 #define FTRING_CLOCK_MONO	2	/* "mono": CLOCK_MONOTONIC (ktime_get_mono_fast_ns) */
 #define FTRING_CLOCK_BOOT	3	/* "boot": CLOCK_BOOTTIME (ktime_get_boot_fast_ns) */
 #define FTRING_CLOCK_MAX	FTRING_CLOCK_BOOT
+/* Initializer of the names, indexed by FTRING_CLOCK_* (user space). */
+#define FTRING_CLOCK_NAMES	{ "local", "global", "mono", "boot" }
 
 /**
  * struct ftring_config - buffer settings (FTRING_IOC_GET_CONFIG / _SET_CONFIG).

@@ -35,12 +35,7 @@
 #define OPT_LAST_BOOT_INFO	24
 #define MAX_IMAGE		(64ULL << 30)
 
-static const char *const clock_names[] = {
-	[FTRING_CLOCK_LOCAL] = "local",
-	[FTRING_CLOCK_GLOBAL] = "global",
-	[FTRING_CLOCK_MONO] = "mono",
-	[FTRING_CLOCK_BOOT] = "boot",
-};
+static const char *const clock_names[] = FTRING_CLOCK_NAMES;
 
 /* Why there is no device to read: module absent, loaded without persist=, or no data. */
 static void why_none(int err, char *why, size_t size)

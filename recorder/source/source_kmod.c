@@ -50,12 +50,7 @@ struct source_kmod {
 static const char *const ev_names[] = { FTRING_EVENT_LIST(KMOD_EV_NAME) };
 static const char *const ev_systems[] = { FTRING_EVENT_LIST(KMOD_EV_SYS) };
 
-static const char *const clock_names[] = {
-	[FTRING_CLOCK_LOCAL] = "local",
-	[FTRING_CLOCK_GLOBAL] = "global",
-	[FTRING_CLOCK_MONO] = "mono",
-	[FTRING_CLOCK_BOOT] = "boot",
-};
+static const char *const clock_names[] = FTRING_CLOCK_NAMES;
 
 static int ctl_open(void)
 {
