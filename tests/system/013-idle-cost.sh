@@ -26,7 +26,10 @@ check_idle() {	# WHAT TAG
 	wakes=$(calls epoll_wait "$2")
 	writes=$(( $(calls pwrite64 "$2") + $(calls write "$2") + $(calls fdatasync "$2") ))
 	echo "# $1 idle for 4 s: $wakes wake-ups, $writes writes/syncs, $(opens_stats "$2") stats reads"
-	t_check "$1 idle: at most ~1 wake-up a second ($wakes in 4 s)" test "$wakes" -le 6
+	# A 1 s timer fires 4 or 5 times in a window of 4 s and a little; strace adds the
+	# call in flight when it attaches (restarted by the attach) and the one it detaches
+	# from: 7 at most. The old 5-a-second tick gave 20 and more.
+	t_check "$1 idle: at most ~1 wake-up a second ($wakes in 4 s)" test "$wakes" -le 7
 	t_eq "$1 idle: no write, no fdatasync" "$writes" 0
 	t_eq "$1 idle: no per-CPU stats file read" "$(opens_stats "$2")" 0
 }
