@@ -5,6 +5,7 @@
 #   make bench      benchmarks (never pass/fail): tests/bench/results/, README section
 #   make fuzz       the libFuzzer targets for FUZZ_SECONDS each (tests/fuzz/rules.mk)
 #   make install    recorderd, its service, config example, the module via DKMS sources
+#   make arm64      recorderd, the guest programs and the module for arm64 (build/arm64)
 
 B        := build
 CC       ?= cc
@@ -56,20 +57,38 @@ module:
 		echo "module: no kernel headers (KDIR=$(KDIR)); run 'make setup'"; \
 	fi
 
+# module_src DIR: a copy of the module's sources in DIR, for a build of it for another
+# kernel (Kbuild builds in the source tree, and kmod/ holds the 6.1 objects).
+module_src = mkdir -p $(1)/kmod $(1)/common && cp -p Kbuild $(1)/ && \
+	cp -p kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.[ch])) $(1)/kmod/ && \
+	cp -p common/*.h $(1)/common/
+
 # The module for Debian 12's 6.12 kernel too (the guest suite runs on both: tests/vm/
-# 090-kernel-6.12.sh), built from a copy of the sources in $(K612): Kbuild builds in
-# the source tree, and kmod/ holds the 6.1 objects.
+# 090-kernel-6.12.sh).
 KDIR612  ?= $(shell scripts/kdir 6.12)
 K612     := $(B)/kmod-6.12
 module-6.12:
 	@if [ -d "$(KDIR612)" ]; then \
-		mkdir -p $(K612)/kmod $(K612)/common && \
-		cp -p Kbuild $(K612)/ && cp -p kmod/Kbuild kmod/*.[ch] $(K612)/kmod/ && \
-		cp -p common/*.h $(K612)/common/ && \
+		$(call module_src,$(K612)) && \
 		$(MAKE) -C $(KDIR612) M=$(CURDIR)/$(K612) modules; \
 	else \
 		echo "module-6.12: no 6.12 kernel headers ($(KDIR612)); run 'make setup'"; \
 	fi
+
+# arm64, as on most field devices: recorderd and the guest programs cross-built
+# against the Debian arm64 root scripts/arm64-sysroot makes (cached outside the clone),
+# and the module against that root's Debian arm64 6.1 headers; all in $(A64)/.
+# tests/vm/095-arm64.sh runs them under qemu-system-aarch64.
+A64      := $(B)/arm64
+A64CC    := aarch64-linux-gnu-gcc
+arm64:
+	@root=$$(scripts/arm64-sysroot) && mkdir -p $(A64) && ln -sfn ../ext $(A64)/ext && \
+	PKG_CONFIG_SYSROOT_DIR=$$root \
+	PKG_CONFIG_LIBDIR=$$root/usr/lib/aarch64-linux-gnu/pkgconfig:$$root/usr/share/pkgconfig \
+		$(MAKE) B=$(A64) CC="$(A64CC) --sysroot=$$root" $(A64)/recorderd vm-progs && \
+	$(call module_src,$(A64)/kmod) && \
+	$(MAKE) -C $$(ls -d $$root/usr/src/linux-headers-*-arm64) ARCH=arm64 \
+		CROSS_COMPILE=$(A64CC:gcc=) M=$(CURDIR)/$(A64)/kmod modules
 
 checkpatch: $(B)/ext/kselftest_harness.h
 	$(B)/ext/checkpatch/checkpatch.pl --strict --no-tree --show-types --terse \
@@ -77,7 +96,7 @@ checkpatch: $(B)/ext/kselftest_harness.h
 		common/ftring_abi.h common/ftrace_page.h common/ftring_events.h
 
 check: setup
-	$(MAKE) all fuzz-build
+	$(MAKE) all arm64 fuzz-build
 	tests/run
 
 demo: setup
@@ -99,4 +118,4 @@ clean:
 # Extra rules owned by a subdirectory (e.g. the user-space build of the ring buffer).
 -include $(wildcard tests/*/rules.mk recorder/rules.mk)
 
-.PHONY: all userspace setup module module-6.12 checkpatch check demo bench install clean
+.PHONY: all userspace setup module module-6.12 arm64 checkpatch check demo bench install clean

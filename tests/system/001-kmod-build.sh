@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The ftring module builds warning-free against the kernel headers (`make module`, and
-# `make module-6.12` for Debian 12's 6.12 kernel),
+# The ftring module builds warning-free against the kernel headers (`make module`,
+# `make module-6.12` for Debian 12's 6.12 kernel, `make arm64` for Debian's arm64 6.1),
 # and the module sources pass checkpatch --strict. Rule types are waived only where
 # the file's purpose requires them, each with its reason below.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -64,6 +64,23 @@ else
 	fi
 	rm -f "$log"
 fi
+
+# arm64 (`make arm64`): the module against Debian's arm64 6.1 headers and recorderd
+# against the arm64 libraries, cross-built warning-free too.
+# From scratch, so that a warning cannot hide behind an up-to-date object.
+log=$(mktemp)
+rm -rf build/arm64/kmod build/arm64/recorder
+if make -s arm64 >"$log" 2>&1; then
+	t_ok kmod-build-arm64
+	t_eq kmod-build-arm64.no-warnings "$(grep -E 'warning:|error:|undefined!' "$log" | head -n 3)" ""
+	t_eq kmod-build-arm64.vermagic \
+		"$(modinfo -F vermagic build/arm64/kmod/kmod/ftring.ko | cut -d' ' -f1 | sed 's/.*-//')" arm64
+	t_eq kmod-build-arm64.recorderd-machine \
+		"$(readelf -h build/arm64/recorderd | awk '/Machine:/ { print $2 }')" AArch64
+else
+	t_fail kmod-build-arm64 "make arm64 failed: $(tail -n 5 "$log")"
+fi
+rm -f "$log"
 
 cp=build/ext/checkpatch/checkpatch.pl
 if [ ! -x "$cp" ]; then

@@ -12,7 +12,7 @@ if [ ! -f "$VM_KO" ]; then
 	t_done
 fi
 for p in ftring_map_test ftring_fuzz; do
-	[ -x "$TOP/build/vm/progs/$p" ] || { t_fail kmod-abi "build/vm/progs/$p missing (make)"; t_done; }
+	[ -x "$VM_BDIR/vm/progs/$p" ] || { t_fail kmod-abi "build/vm/progs/$p missing (make)"; t_done; }
 done
 seed=${FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d " ")}
 echo "# fuzz seed $seed (FUZZ_SEED=$seed reproduces)"

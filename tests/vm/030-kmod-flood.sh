@@ -14,7 +14,7 @@ if [ ! -f "$VM_KO" ]; then
 	t_done
 fi
 for p in ftring_flood ftring_map_test; do
-	[ -x "$TOP/build/vm/progs/$p" ] || { t_fail kmod-flood "build/vm/progs/$p missing (make)"; t_done; }
+	[ -x "$VM_BDIR/vm/progs/$p" ] || { t_fail kmod-flood "build/vm/progs/$p missing (make)"; t_done; }
 done
 vm_test kmod-flood-smp4 -c 4 -t 600 -- "$TOP/tests/vm/guest/kmod-flood.sh" 3
 t_done

@@ -14,7 +14,7 @@ if [ ! -f "$VM_KO" ]; then
 	t_skip kmod-fxt "kmod/ftring.ko not built (make module)"
 	t_done
 fi
-for p in "$TOP/build/vm/progs/ftring_fxt_test" "$RECORDERD" "$DUMP"; do
+for p in "$VM_BDIR/vm/progs/ftring_fxt_test" "$RECORDERD" "$DUMP"; do
 	[ -x "$p" ] || { t_fail kmod-fxt "$p missing (make)"; t_done; }
 done
 vm_test kmod-fxt -c 2 -t 600 -- "$TOP/tests/vm/guest/kmod-fxt.sh"

@@ -13,7 +13,7 @@ if [ ! -f "$VM_KO" ]; then
 	t_skip daemon-kmod "kmod/ftring.ko not built (make module)"
 	t_done
 fi
-for p in "$TOP/build/recorderd" "$TOP/build/vm/progs/ftring_ctl"; do
+for p in "$VM_BDIR/recorderd" "$VM_BDIR/vm/progs/ftring_ctl"; do
 	[ -x "$p" ] || { t_fail daemon-kmod "$p missing (make)"; t_done; }
 done
 command -v trace-cmd >/dev/null || { t_skip daemon-kmod "no trace-cmd on the host"; t_done; }

@@ -16,7 +16,7 @@ fi
 for t in trace-cmd mkfs.ext4; do
 	command -v $t >/dev/null || { t_skip daemon-triggers "no $t on the host"; t_done; }
 done
-[ -x "$TOP/build/recorderd" ] || { t_fail daemon-triggers "build/recorderd missing"; t_done; }
+[ -x "$VM_BDIR/recorderd" ] || { t_fail daemon-triggers "build/recorderd missing"; t_done; }
 # (not in VM_DIR: vm_test makes that anew)
 img=$(mktemp "$TOP/build/vm/triggers-disk.XXXXXX")
 truncate -s 16M "$img"

@@ -22,7 +22,7 @@ fi
 for t in trace-cmd mkfs.ext4; do
 	command -v $t >/dev/null || { t_skip persist "no $t on the host"; t_done; }
 done
-[ -x "$TOP/build/recorderd" ] || { t_fail persist "build/recorderd missing"; t_done; }
+[ -x "$VM_BDIR/recorderd" ] || { t_fail persist "build/recorderd missing"; t_done; }
 
 modes="sysrq hung-corrupt"
 # upstream's persistent instance and reserve_mem= exist from 6.12 on

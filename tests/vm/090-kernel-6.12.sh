@@ -24,28 +24,7 @@ fi
 t_eq kernel-6.12.module-vermagic "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" "$kver"
 
 export VM_KVER=$kver FTRING_KO=$ko
-for t in "$TOP"/tests/vm/0[0-6][0-9]-*.sh "$TOP"/tests/vm/075-*.sh; do
-	name=$(basename "$t" .sh)
-	out=$("$t" 2>&1)
-	rc=$?
-	n=0
-	while IFS= read -r line; do
-		case $line in
-		"ok "*"# SKIP"*)
-			rest=${line#ok * }; t_skip "6.12.$name.${rest%% # SKIP*}" "${rest#* # SKIP }"; n=$((n + 1)) ;;
-		"ok "*)
-			rest=${line#ok * }; t_ok "6.12.$name.$rest"; n=$((n + 1)) ;;
-		"not ok "*)
-			rest=${line#not ok * }
-			why=$(grep -m1 -F "# FAIL $rest:" <<<"$out" | sed 's/^# FAIL [^:]*: //')
-			t_fail "6.12.$name.$rest" "${why:-see below}"; n=$((n + 1)) ;;
-		esac
-	done <<<"$out"
-	if [ "$n" -eq 0 ] || { [ "$rc" -ne 0 ] && ! grep -q '^not ok' <<<"$out"; }; then
-		t_fail "6.12.$name" "exit $rc: $(tail -n 3 <<<"$out")"
-	fi
-	echo "# 6.12 $name: exit $rc"
-done
+vm_suite 6.12 "$TOP"/tests/vm/0[0-6][0-9]-*.sh "$TOP"/tests/vm/075-*.sh
 
 # recorderd's mmap source on upstream ftrace's own buffer mapping (Linux >= 6.10)
 vm_test mmap-6.12 -c 2 --with-trace-cmd -- "$TOP/tests/vm/guest/mmap-upstream.sh"

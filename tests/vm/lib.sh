@@ -3,7 +3,15 @@
 # results it wrote (tests/vm/guest/lib.sh) into TAP through tests/lib/tap.sh.
 # Source after tap.sh.
 VM_RUN=$TOP/tests/vm/run
-VM_KO=${FTRING_KO:-$TOP/kmod/ftring.ko}
+# VM_ARCH=arm64 (tests/vm/095-arm64.sh): the guest is arm64 and takes recorderd, its
+# programs and the module from build/arm64/ (make arm64).
+if [ "${VM_ARCH:-x86_64}" = arm64 ]; then
+	VM_BDIR=$TOP/build/arm64
+	VM_KO=${FTRING_KO:-$VM_BDIR/kmod/kmod/ftring.ko}
+else
+	VM_BDIR=$TOP/build
+	VM_KO=${FTRING_KO:-$TOP/kmod/ftring.ko}
+fi
 # Kernel complaints that fail any VM test (the unsigned-module taint line is expected).
 VM_DMESG_BAD='WARNING:|BUG:|kernel BUG|Oops|general protection|KASAN|UBSAN|Call Trace|RIP: |soft lockup|hard LOCKUP|detected stalls|hung_task|blocked for more than|scheduling while atomic|sleeping function called|list_(add|del) corruption|refcount_t: '
 
@@ -54,4 +62,36 @@ vm_test() {
 		if [ -z "$bad" ]; then t_ok "$name.dmesg"; else t_fail "$name.dmesg" "$bad"; fi
 	fi
 	return "$rc"
+}
+
+# vm_suite PREFIX TEST...: runs each tests/vm test script again (in the environment the
+# caller set: another kernel, another architecture) and reports each of its cases as
+# PREFIX.<test>.<case>; a script that reports nothing, or exits non-zero without a
+# failed case, fails as PREFIX.<test>.
+vm_suite() {
+	local prefix=$1 t name out rc n line rest why
+	shift
+	for t in "$@"; do
+		name=$(basename "$t" .sh)
+		out=$("$t" 2>&1)
+		rc=$?
+		n=0
+		while IFS= read -r line; do
+			case $line in
+			"ok "*"# SKIP"*)
+				rest=${line#ok * }
+				t_skip "$prefix.$name.${rest%% # SKIP*}" "${rest#* # SKIP }"; n=$((n + 1)) ;;
+			"ok "*)
+				rest=${line#ok * }; t_ok "$prefix.$name.$rest"; n=$((n + 1)) ;;
+			"not ok "*)
+				rest=${line#not ok * }
+				why=$(grep -m1 -F "# FAIL $rest:" <<<"$out" | sed 's/^# FAIL [^:]*: //')
+				t_fail "$prefix.$name.$rest" "${why:-see below}"; n=$((n + 1)) ;;
+			esac
+		done <<<"$out"
+		if [ "$n" -eq 0 ] || { [ "$rc" -ne 0 ] && ! grep -q '^not ok' <<<"$out"; }; then
+			t_fail "$prefix.$name" "exit $rc: $(tail -n 3 <<<"$out")"
+		fi
+		echo "# $prefix $name: exit $rc"
+	done
 }

@@ -6,6 +6,8 @@ VM_PROG_SRC := $(wildcard tests/vm/progs/*.c) tests/bench/vm_pingpong.c \
 VM_PROGS    := $(patsubst %.c,$(B)/vm/progs/%,$(notdir $(wildcard $(VM_PROG_SRC))))
 
 userspace: $(VM_PROGS)
+vm-progs: $(VM_PROGS)
+.PHONY: vm-progs
 
 $(B)/vm/progs/%: tests/vm/progs/%.c $(B)/ext/kselftest_harness.h
 	@mkdir -p $(dir $@)

@@ -32,6 +32,7 @@ g_eq events.dump-exit "$?" 0
 P=$(echo "$wl" | sed -n 's/.*parent=\([0-9]*\).*/\1/p')
 C=$(echo "$wl" | sed -n 's/.*child=\([0-9]*\).*/\1/p')
 EXE=$(echo "$wl" | sed -n 's/.*exe=\([^ ]*\).*/\1/p')
+NR=$(echo "$wl" | sed -n 's/.*lseek=\([0-9]*\).*/\1/p')	# the syscall's number here
 echo "$wl" >"$O/workload.txt"
 D=$O/dump.txt
 has() { grep -qE -- "$1" "$D"; }
@@ -45,9 +46,10 @@ chk fork " sched_process_fork pid=$P .* parent_comm=ftw-parent parent_pid=$P chi
 chk wakeup_new " sched_wakeup_new pid=$P .* comm=ftw-parent pid=$C prio=120 target_cpu=[0-9]+\$"
 chk exec " sched_process_exec pid=$C .* filename=$EXE pid=$C old_pid=$C\$"
 chk exit " sched_process_exit pid=$C .* comm=ftring_workload pid=$C prio=120\$"
-# fd -1 is an int: the register holds 0xffffffff (32-bit moves zero-extend)
-chk sys_enter " sys_enter pid=$P .* id=8 args=ffffffff,1234,0,"
-chk sys_exit " sys_exit pid=$P .* id=8 ret=-9\$"
+# fd -1 is an int: on x86-64 the register holds 0xffffffff (32-bit moves
+# zero-extend), on arm64 the C library passes it sign-extended
+chk sys_enter " sys_enter pid=$P .* id=$NR args=(ffffffff|ffffffffffffffff),1234,0,"
+chk sys_exit " sys_exit pid=$P .* id=$NR ret=-9\$"
 chk switch-from-parent " sched_switch pid=$P .* prev_comm=ftw-parent prev_pid=$P prev_prio=120 prev_state=1 "
 chk switch-to-child " sched_switch .* next_comm=ftw-child next_pid=$C next_prio=120\$"
 # Each of the 20 round trips makes one of the two sleep and be woken (which one, and
@@ -134,9 +136,9 @@ else
 fi
 
 # --- 3. flood accounting -------------------------------------------------------------
-g_kselftest flood-discard ftring_flood -m discard -n 4 -d 3
+g_kselftest flood-discard ftring_flood -m discard -n 4 -r "$FLOOD_READER_US" -d 3
 g_dmesg_clean flood-discard.dmesg
-g_kselftest flood-overwrite ftring_flood -m overwrite -n 4 -d 3
+g_kselftest flood-overwrite ftring_flood -m overwrite -n 4 -r "$FLOOD_READER_US" -d 3
 g_dmesg_clean flood-overwrite.dmesg
 
 # --- 4. hotplug and unload ------------------------------------------------------------

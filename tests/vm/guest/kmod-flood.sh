@@ -12,9 +12,9 @@ g_ok insmod
 # the per-CPU fixtures of the mmap ABI test, here on four CPUs
 g_kselftest map ftring_map_test
 g_dmesg_clean map.dmesg
-g_kselftest flood-discard ftring_flood -m discard -n 4 -d "${1:-3}"
+g_kselftest flood-discard ftring_flood -m discard -n 4 -r "$FLOOD_READER_US" -d "${1:-3}"
 g_dmesg_clean flood-discard.dmesg
-g_kselftest flood-overwrite ftring_flood -m overwrite -n 4 -d "${1:-3}"
+g_kselftest flood-overwrite ftring_flood -m overwrite -n 4 -r "$FLOOD_READER_US" -d "${1:-3}"
 g_dmesg_clean flood-overwrite.dmesg
 g_check rmmod rmmod ftring
 g_dmesg_clean rmmod.dmesg

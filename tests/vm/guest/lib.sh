@@ -58,3 +58,11 @@ g_cpus() {
 		if [ ! -f "$_c/online" ] || [ "$(cat "$_c/online")" = 1 ]; then echo "$_id"; fi
 	done | sort -n
 }
+
+# ftring_flood's reader pause (-r, us): long enough for its 4-sub-buffer ring to
+# overflow, which the accounting checks need. An arm64 TCG guest writes about 5000
+# markers a second per CPU, too few to outrun a reader pausing 2 ms as on x86-64.
+case $(uname -m) in
+aarch64) FLOOD_READER_US=20000 ;;
+*) FLOOD_READER_US=2000 ;;
+esac

@@ -2,13 +2,14 @@
 /*
  * A known workload whose events the tests look for, field by field:
  *   parent "ftw-parent": marker "ftw start <ppid>", lseek(-1, 0x1234, SEEK_SET) (a
- *   failing syscall with known arguments: sys_enter id 8, sys_exit ret -9), fork;
+ *   failing syscall with known arguments: sys_enter id SYS_lseek, 8 on x86-64 and 62
+ *   on arm64, sys_exit ret -9), fork;
  *   child "ftw-child": 20 pipe ping-pong round trips with the parent (sched_switch and
  *   sched_wakeup between the two known pids), marker "ftw child <cpid>", then exec of
  *   this program with --exec-child, which writes marker "ftw exec <cpid>" and exits 3;
  *   parent: waits, marker "ftw done <cpid>".
  * Markers go to /dev/ftring/marker (or the file given with -m, e.g. trace_marker).
- * Prints "parent=<ppid> child=<cpid> exe=<path exec'd>" on stdout.
+ * Prints "parent=<ppid> child=<cpid> exe=<path exec'd> lseek=<SYS_lseek>" on stdout.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -85,6 +87,6 @@ int main(int argc, char **argv)
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 3)
 		return 1;
 	marker("done", pid);
-	printf("parent=%d child=%d exe=%s\n", getpid(), pid, self);
+	printf("parent=%d child=%d exe=%s lseek=%d\n", getpid(), pid, self, (int)SYS_lseek);
 	return 0;
 }
