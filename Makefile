@@ -4,7 +4,8 @@
 #   make check      set up, build, run every test (ends with "N passed, N failed")
 #   make bench      benchmarks (never pass/fail): tests/bench/results/, README section
 #   make fuzz       the libFuzzer targets for FUZZ_SECONDS each (tests/fuzz/rules.mk)
-#   make install    recorderd, its service, config example, the module via DKMS sources
+#   make install    recorderd, its man page, service, config example, the module via
+#                   DKMS sources
 #   make arm64      recorderd, the guest programs and the module for arm64 (build/arm64)
 
 B        := build

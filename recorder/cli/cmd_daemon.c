@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * recorderd start | stop | status | snapshot | reload | rotate: the CLI of the daemon.
+ * recorderd start | stop | status | snapshot | trigger | reload | rotate: the CLI of the daemon.
  * `start` builds the configuration and runs daemon_run() (in the background unless
  * --foreground or under systemd); the others are one control request each
  * (ctl_client.c) and translate the answer into text or JSON.
@@ -243,6 +243,21 @@ struct client_opts {
 	unsigned int	timeout_s;
 };
 
+/* A client command's synopsis, then every option it takes (@extra as in parse_client). */
+static void client_usage(FILE *f, const char *usage, const char *extra)
+{
+	fprintf(f, "usage: recorderd %s\n\n", usage);
+	if (strchr(extra, 'j'))
+		fprintf(f, "      --json             the answer as one JSON object\n");
+	if (strchr(extra, 'o'))
+		fprintf(f, "  -o, --output FILE      write FILE (must not exist yet) instead of the\n"
+			"                         next file name in output_dir\n");
+	fprintf(f,
+		"      --socket PATH      control socket (default $RECORDERD_SOCKET or\n"
+		"                         " CTL_SOCKET_PATH ")\n"
+		"  -t, --timeout SECONDS  wait this long for the daemon's answer (default 60)\n");
+}
+
 static int parse_client(int argc, char **argv, struct client_opts *co, const char *extra,
 			const char *usage)
 {
@@ -274,10 +289,10 @@ static int parse_client(int argc, char **argv, struct client_opts *co, const cha
 				return 2;
 			co->timeout_s = (unsigned int)v;
 		} else if (o == 'h') {
-			printf("usage: recorderd %s\n", usage);
+			client_usage(stdout, usage, extra);
 			return 0;
 		} else {
-			fprintf(stderr, "usage: recorderd %s\n", usage);
+			client_usage(stderr, usage, extra);
 			return 2;
 		}
 	}
@@ -288,7 +303,7 @@ static int parse_client(int argc, char **argv, struct client_opts *co, const cha
 			return 2;
 		}
 	} else if (strchr(extra, 'n') || optind < argc) {
-		fprintf(stderr, "usage: recorderd %s\n", usage);
+		client_usage(stderr, usage, extra);
 		return 2;
 	}
 	co->sock = socket_path(co->sock);
@@ -301,7 +316,7 @@ static int cmd_stop(int argc, char **argv)
 	struct client_opts co;
 	struct ctl_hdr h;
 	int ret = parse_client(argc, argv, &co, "",
-			       "stop [--socket PATH] [--timeout SECONDS]\n"
+			       "stop [OPTIONS]\n"
 			       "Stops the capture: drains the buffers, finishes the files.");
 
 	if (ret >= 0)
@@ -340,13 +355,13 @@ static int cmd_simple(int argc, char **argv, uint16_t cmd, const char *extra,
 static int cmd_reload(int argc, char **argv)
 {
 	return cmd_simple(argc, argv, CTL_CMD_RELOAD, "",
-			  "reload [--socket PATH]\nRe-reads the config file (same as SIGHUP).");
+			  "reload [OPTIONS]\nRe-reads the config file (same as SIGHUP).");
 }
 
 static int cmd_rotate(int argc, char **argv)
 {
 	return cmd_simple(argc, argv, CTL_CMD_ROTATE, "",
-			  "rotate [--socket PATH]\nFinishes the current file, starts the next.");
+			  "rotate [OPTIONS]\nFinishes the current file, starts the next.");
 }
 
 static int cmd_snapshot(int argc, char **argv)
@@ -357,7 +372,7 @@ static int cmd_snapshot(int argc, char **argv)
 	struct client_opts co;
 	struct ctl_hdr h;
 	int ret = parse_client(argc, argv, &co, "o",
-			       "snapshot [-o FILE] [--socket PATH]\n"
+			       "snapshot [OPTIONS]\n"
 			       "Writes the flight recorder's buffers to a trace.dat (flight mode).");
 
 	if (ret >= 0)
@@ -390,7 +405,7 @@ static int cmd_snapshot(int argc, char **argv)
 static int cmd_trigger(int argc, char **argv)
 {
 	return cmd_simple(argc, argv, CTL_CMD_TRIGGER, "n",
-			  "trigger NAME [--socket PATH]\n"
+			  "trigger [OPTIONS] NAME\n"
 			  "Fires the flight recorder's trigger command:NAME: its window goes "
 			  "to a trig-*.dat file.");
 }
@@ -476,7 +491,7 @@ static int cmd_status(int argc, char **argv)
 	const char *p, *end;
 	char a[32], b[32], c[32];
 	int ret = parse_client(argc, argv, &co, "j",
-			       "status [--json] [--socket PATH]\nShows what the daemon records.");
+			       "status [OPTIONS]\nShows what the daemon records.");
 
 	if (ret >= 0)
 		return ret;
