@@ -35,9 +35,13 @@ userspace: $(B)/recorderd $(UNIT_BIN)
 $(B)/recorderd: $(REC_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/%.o: %.c $(B)/ext/kselftest_harness.h
+$(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# Only the tests include the harness: recorderd itself builds without it (and without
+# the network scripts/setup-deps needs), as the Debian package build does.
+$(UNIT_SRC:%.c=$(B)/%.o): $(B)/ext/kselftest_harness.h
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(LIB_OBJ) $(HELP_OBJ)
 	@mkdir -p $(dir $@)
@@ -63,9 +67,7 @@ KDIR612  ?= $(shell scripts/kdir 6.12)
 K612     := $(B)/kmod-6.12
 module-6.12:
 	@if [ -d "$(KDIR612)" ]; then \
-		mkdir -p $(K612)/kmod $(K612)/common && \
-		cp -p Kbuild $(K612)/ && cp -p kmod/Kbuild kmod/*.[ch] $(K612)/kmod/ && \
-		cp -p common/*.h $(K612)/common/ && \
+		scripts/install --module-sources $(K612) && \
 		$(MAKE) -C $(KDIR612) M=$(CURDIR)/$(K612) modules; \
 	else \
 		echo "module-6.12: no 6.12 kernel headers ($(KDIR612)); run 'make setup'"; \
