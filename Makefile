@@ -5,6 +5,7 @@
 #   make bench      benchmarks (never pass/fail): tests/bench/results/, README section
 #   make fuzz       the libFuzzer targets for FUZZ_SECONDS each (tests/fuzz/rules.mk)
 #   make install    recorderd, its service, config example, the module via DKMS sources
+#   make deb        Debian packages recorderd and ftring-dkms in build/deb/ (scripts/deb)
 
 B        := build
 CC       ?= cc
@@ -93,6 +94,10 @@ bench: setup
 install: $(B)/recorderd
 	scripts/install "$(DESTDIR)"
 
+# Builds from a copy of the tree in $(B)/deb/src, so the source tree stays clean.
+deb:
+	scripts/deb
+
 clean:
 	rm -rf $(B)/recorder $(B)/tests $(B)/recorderd
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
@@ -101,4 +106,4 @@ clean:
 # Extra rules owned by a subdirectory (e.g. the user-space build of the ring buffer).
 -include $(wildcard tests/*/rules.mk recorder/rules.mk)
 
-.PHONY: all userspace setup module module-6.12 checkpatch check demo bench install clean
+.PHONY: all userspace setup module module-6.12 checkpatch check demo bench install deb clean
