@@ -7,6 +7,7 @@
 #   make install    recorderd, its man page, service, config example, the module via
 #                   DKMS sources
 #   make arm64      recorderd, the guest programs and the module for arm64 (build/arm64)
+#   make deb        Debian packages recorderd and ftring-dkms in build/deb/ (scripts/deb)
 
 B        := build
 CC       ?= cc
@@ -37,9 +38,13 @@ userspace: $(B)/recorderd $(UNIT_BIN)
 $(B)/recorderd: $(REC_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/%.o: %.c $(B)/ext/kselftest_harness.h
+$(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# Only the tests include the harness: recorderd itself builds without it (and without
+# the network scripts/setup-deps needs), as the Debian package build does.
+$(UNIT_SRC:%.c=$(B)/%.o): $(B)/ext/kselftest_harness.h
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(LIB_OBJ) $(HELP_OBJ)
 	@mkdir -p $(dir $@)
@@ -58,19 +63,13 @@ module:
 		echo "module: no kernel headers (KDIR=$(KDIR)); run 'make setup'"; \
 	fi
 
-# module_src DIR: a copy of the module's sources in DIR, for a build of it for another
-# kernel (Kbuild builds in the source tree, and kmod/ holds the 6.1 objects).
-module_src = mkdir -p $(1)/kmod $(1)/common && cp -p Kbuild $(1)/ && \
-	cp -p kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.[ch])) $(1)/kmod/ && \
-	cp -p common/*.h $(1)/common/
-
 # The module for Debian 12's 6.12 kernel too (the guest suite runs on both: tests/vm/
 # 090-kernel-6.12.sh).
 KDIR612  ?= $(shell scripts/kdir 6.12)
 K612     := $(B)/kmod-6.12
 module-6.12:
 	@if [ -d "$(KDIR612)" ]; then \
-		$(call module_src,$(K612)) && \
+		scripts/install --module-sources $(K612) && \
 		$(MAKE) -C $(KDIR612) M=$(CURDIR)/$(K612) modules; \
 	else \
 		echo "module-6.12: no 6.12 kernel headers ($(KDIR612)); run 'make setup'"; \
@@ -87,7 +86,7 @@ arm64:
 	PKG_CONFIG_SYSROOT_DIR=$$root \
 	PKG_CONFIG_LIBDIR=$$root/usr/lib/aarch64-linux-gnu/pkgconfig:$$root/usr/share/pkgconfig \
 		$(MAKE) B=$(A64) CC="$(A64CC) --sysroot=$$root" $(A64)/recorderd vm-progs && \
-	$(call module_src,$(A64)/kmod) && \
+	scripts/install --module-sources $(A64)/kmod && \
 	$(MAKE) -C $$(ls -d $$root/usr/src/linux-headers-*-arm64) ARCH=arm64 \
 		CROSS_COMPILE=$(A64CC:gcc=) M=$(CURDIR)/$(A64)/kmod modules
 
@@ -111,6 +110,10 @@ bench: setup
 install: $(B)/recorderd
 	scripts/install "$(DESTDIR)"
 
+# Builds from a copy of the tree in $(B)/deb/src, so the source tree stays clean.
+deb:
+	scripts/deb
+
 clean:
 	rm -rf $(B)/recorder $(B)/tests $(B)/recorderd
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
@@ -119,4 +122,4 @@ clean:
 # Extra rules owned by a subdirectory (e.g. the user-space build of the ring buffer).
 -include $(wildcard tests/*/rules.mk recorder/rules.mk)
 
-.PHONY: all userspace setup module module-6.12 arm64 checkpatch check demo bench install clean
+.PHONY: all userspace setup module module-6.12 arm64 checkpatch check demo bench install deb clean

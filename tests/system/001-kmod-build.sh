@@ -25,8 +25,7 @@ else
 	# build (kmod/probes.c ftring_probe_types()), not be called with wrong arguments:
 	# a copy of the sources with softirq_entry's argument widened.
 	pd=$TOP/build/kmod-proto
-	rm -rf "$pd" && mkdir -p "$pd/kmod" "$pd/common"
-	cp Kbuild "$pd/" && cp kmod/Kbuild kmod/*.[ch] "$pd/kmod/" && cp common/*.h "$pd/common/"
+	rm -rf "$pd" && scripts/install --module-sources "$pd"
 	sed -i 's/^static void probe_softirq_entry(void \*data, unsigned int vec)$/static void probe_softirq_entry(void *data, unsigned long vec)/' \
 		"$pd/kmod/probes.c"
 	if ! grep -q 'probe_softirq_entry(void \*data, unsigned long vec)' "$pd/kmod/probes.c"; then
