@@ -57,9 +57,10 @@
  *        ftring_status.event_id_base 0), no longer 60000 + index
  *   1.4  persistent rings: ftring_status.flags, FTRING_IOC_SET_BOOT_ID,
  *        /dev/ftring/lastboot and FTRING_IOC_LASTBOOT_RELEASE
+ *   1.5  the marker watch: /dev/ftring/watch and FTRING_IOC_WATCH_MARKERS
  */
 #define FTRING_ABI_MAJOR	1
-#define FTRING_ABI_MINOR	4
+#define FTRING_ABI_MINOR	5
 
 #define FTRING_DEV_DIR		"/dev/ftring"
 #define FTRING_DEV_CPU_FMT	"/dev/ftring/cpu%d"
@@ -67,6 +68,7 @@
 #define FTRING_DEV_MARKER	"/dev/ftring/marker"
 #define FTRING_DEV_FXT		"/dev/ftring/fxt"
 #define FTRING_DEV_LASTBOOT	"/dev/ftring/lastboot"
+#define FTRING_DEV_WATCH	"/dev/ftring/watch"
 
 /**
  * struct ftring_meta - meta page of a per-CPU mapping.
@@ -379,6 +381,52 @@ struct ftring_lastboot_cpu {
 	__u32	empty;
 };
 
+/*
+ * Marker watch: /dev/ftring/watch tells one reader (a second open gets EBUSY) of the
+ * markers whose text holds one of up to FTRING_WATCH_NR literals, as they are
+ * written, so that it need not read the rings to find them (recorderd's marker
+ * triggers, which then match their regular expression on the text). The marker path
+ * looks for the literals only while a watch is set (FTRING_IOC_WATCH_MARKERS); the
+ * marker is recorded either way. read() returns whole struct ftring_watch_hit
+ * records (EINVAL if the count holds none), blocking unless O_NONBLOCK (EAGAIN);
+ * poll() gives EPOLLIN when one waits. At most FTRING_WATCH_QUEUE hits wait; more
+ * are counted in the next one's @missed. Closing the device clears the watch.
+ */
+#define FTRING_WATCH_NR		8
+#define FTRING_WATCH_LIT_MAX	64	/* bytes of a literal, its NUL included */
+#define FTRING_WATCH_TEXT	256	/* bytes of a hit's text, its NUL included */
+#define FTRING_WATCH_QUEUE	64
+
+/**
+ * struct ftring_watch_spec - what to watch for (FTRING_IOC_WATCH_MARKERS).
+ * @nr:		Literals in @lit; 0 clears the watch.
+ * @prefix:	Bit i set: literal i counts only at the start of a marker (an
+ *		expression anchored with ^); bits from @nr up must be 0.
+ * @lit:	NUL-terminated; a marker containing any of them is a hit, and ""
+ *		makes every marker one.
+ */
+struct ftring_watch_spec {
+	__u32	nr;
+	__u32	prefix;
+	char	lit[FTRING_WATCH_NR][FTRING_WATCH_LIT_MAX];
+};
+
+/**
+ * struct ftring_watch_hit - one marker that held a literal.
+ * @pid:	The writer.
+ * @cpu:	The CPU it was recorded on.
+ * @len:	The marker's length (@text holds at most FTRING_WATCH_TEXT - 1 bytes).
+ * @missed:	Hits before this one that found the queue full.
+ * @text:	The marker's text, NUL-terminated.
+ */
+struct ftring_watch_hit {
+	__u32	pid;
+	__u32	cpu;
+	__u32	len;
+	__u32	missed;
+	char	text[FTRING_WATCH_TEXT];
+};
+
 /* Fill struct ftring_version. */
 #define FTRING_IOC_ABI_VERSION	_IOR(FTRING_IOC_MAGIC, 0x00, struct ftring_version)
 /* Fill struct ftring_status. */
@@ -407,6 +455,8 @@ struct ftring_lastboot_cpu {
 #define FTRING_IOC_SET_BOOT_ID	_IOW(FTRING_IOC_MAGIC, 0x0a, struct ftring_boot_id)
 /* On /dev/ftring/lastboot: free the previous boot's trace. */
 #define FTRING_IOC_LASTBOOT_RELEASE _IO(FTRING_IOC_MAGIC, 0x0b)
+/* On /dev/ftring/watch: set the literals (EINVAL for a bad spec; the old one stays). */
+#define FTRING_IOC_WATCH_MARKERS _IOW(FTRING_IOC_MAGIC, 0x0c, struct ftring_watch_spec)
 
 /*
  * Event formats: read() on /dev/ftring/ctl returns, for each event of the schema,

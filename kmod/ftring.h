@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <linux/mutex.h>
 #include <linux/hardirq.h>
+#include <linux/jump_label.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/security.h>
@@ -131,6 +132,12 @@ void ftring_detach(void);
 /* marker.c */
 int ftring_marker_init(void);
 void ftring_marker_exit(void);
+
+/* watch.c */
+DECLARE_STATIC_KEY_FALSE(ftring_watch_key);
+void ftring_watch_marker(const char *text, size_t len);
+int ftring_watch_init(void);
+void ftring_watch_exit(void);
 
 /* fxt.c */
 int ftring_fxt_init(void);

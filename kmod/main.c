@@ -151,14 +151,19 @@ static int __init ftring_init(void)
 	ret = ftring_marker_init();
 	if (ret)
 		goto err_ctl;
-	ret = ftring_fxt_init();
+	ret = ftring_watch_init();
 	if (ret)
 		goto err_marker;
+	ret = ftring_fxt_init();
+	if (ret)
+		goto err_watch;
 	pr_info("ftring: %u sub-buffers per CPU, ABI %d.%d, event IDs %u..%u\n",
 		ftring_cfg.nr_subbufs, FTRING_ABI_MAJOR, FTRING_ABI_MINOR, ftring_event_ids[0],
 		ftring_event_ids[FTRING_NR_EVENTS - 1]);
 	return 0;
 
+err_watch:
+	ftring_watch_exit();
 err_marker:
 	ftring_marker_exit();
 err_ctl:
@@ -182,6 +187,7 @@ static void __exit ftring_exit(void)
 	ftring_detach();
 	mutex_unlock(&ftring_lock);
 	ftring_fxt_exit();
+	ftring_watch_exit();
 	ftring_marker_exit();
 	ftring_ctl_exit();
 	cpuhp_remove_state_nocalls(ftring_hp_state);

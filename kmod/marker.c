@@ -65,6 +65,8 @@ static __always_inline ssize_t ftring_marker_put(const char *ktext, const char _
 			}
 		}
 		text[len] = '\0';
+		if (static_branch_unlikely(&ftring_watch_key))
+			ftring_watch_marker(text, len);
 		ev->buf = ((u32)(len + 1) << 16) | sizeof(*ev);
 		ftring_commit(buf);
 	}

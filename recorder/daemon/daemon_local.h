@@ -61,6 +61,7 @@ struct recd {
 	/* triggers (flight mode) */
 	struct trigger_set		trig;
 	struct trigger_watch		*tw;		/* kernel trigger events */
+	struct marker_watch		*mw;		/* the module's marker watch */
 	int				trig_timer;	/* end of the open window, -1 */
 	int				watch_timer;	/* trigger fd resting, -1 */
 	char				trig_path[PATH_MAX]; /* its file */

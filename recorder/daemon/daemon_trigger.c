@@ -20,6 +20,7 @@
 #include "source/tracing.h"
 #include "util/log.h"
 #include "daemon_local.h"
+#include "marker_watch.h"
 
 #define WATCH_PAUSE_MS	20
 
@@ -160,6 +161,26 @@ static void on_line(const char *line, void *arg)
 		hit(d, idx, detail, who, NULL, 0);
 }
 
+/* A marker the module's watch handed over: it holds the literal; does it match? */
+static void on_marker(const char *text, void *arg)
+{
+	struct recd *d = arg;
+	char detail[TRIGGER_DETAIL_MAX];
+	int idx = trigger_match_marker(&d->trig, text, detail);
+
+	if (idx >= 0)
+		hit(d, idx, detail, "", NULL, 0);
+}
+
+static void on_marker_watch(struct loop *l, int fd, uint32_t events, void *arg)
+{
+	struct recd *d = arg;
+	int ret = marker_watch_read(d->mw, on_marker, d);
+
+	if (ret < 0)
+		dmn_set_error(d, "cannot read the module's marker watch", ret);
+}
+
 static void on_watch(struct loop *l, int fd, uint32_t events, void *arg);
 
 /* The pause is over: read what came meanwhile, and sleep on the fd again. */
@@ -220,7 +241,8 @@ int dmn_triggers_start(struct recd *d)
 		log_err("%s", err);
 		return ret;
 	}
-	d->tw = trigger_watch_open(&d->trig, d->cfg.instance, &ret);
+	/* Flight mode on the module (no tracefs flight recorder): its marker watch. */
+	d->tw = trigger_watch_open(&d->trig, d->cfg.instance, !!d->fl, &ret);
 	if (!d->tw && ret) {
 		dmn_set_error(d, "cannot set the trigger events up", ret);
 		trigger_set_free(&d->trig);
@@ -232,6 +254,23 @@ int dmn_triggers_start(struct recd *d)
 			dmn_set_error(d, "cannot watch the trigger events", ret);
 			dmn_triggers_stop(d);
 			return ret;
+		}
+	}
+	if (!d->fl) {
+		d->mw = marker_watch_open(&d->trig, &ret);
+		if (!d->mw && ret) {
+			dmn_set_error(d, "cannot set the module's marker watch up", ret);
+			dmn_triggers_stop(d);
+			return ret;
+		}
+		if (d->mw) {
+			ret = loop_add_fd(d->loop, marker_watch_fd(d->mw), EPOLLIN,
+					  on_marker_watch, d);
+			if (ret) {
+				dmn_set_error(d, "cannot watch the markers", ret);
+				dmn_triggers_stop(d);
+				return ret;
+			}
 		}
 	}
 	if (d->trig.n)
@@ -261,6 +300,17 @@ void dmn_triggers_stop(struct recd *d)
 		d->watch_timer = -1;
 		trigger_watch_close(d->tw);
 		d->tw = NULL;
+	}
+	if (d->mw) {
+		unsigned long long missed = marker_watch_missed(d->mw);
+
+		if (missed)
+			log_warn("%llu marker%s not looked at by the marker triggers (the "
+				 "module's watch queue was full)", missed, missed == 1 ? " was" :
+				 "s were");
+		loop_del_fd(d->loop, marker_watch_fd(d->mw));
+		marker_watch_close(d->mw);
+		d->mw = NULL;
 	}
 	trigger_set_free(&d->trig);
 	d->trig.open = -1;

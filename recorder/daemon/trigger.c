@@ -233,7 +233,7 @@ static const char *after(const char *line, const char *event)
 	       line + n + 2 : NULL;
 }
 
-static int match_marker(const struct trigger_set *s, const char *text, char *detail)
+int trigger_match_marker(const struct trigger_set *s, const char *text, char *detail)
 {
 	if (!strncmp(text, TRIGGER_MARK_PREFIX, strlen(TRIGGER_MARK_PREFIX)))
 		return -1;
@@ -297,6 +297,111 @@ static int match_task(const struct trigger_set *s, enum trigger_kind k, const ch
 	return -1;
 }
 
+/* End of the bracket expression opening at @p ('['): the ']' that closes it. */
+static const char *bracket_end(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')		/* a first ']' is a member */
+		p++;
+	while (*p && *p != ']') {
+		/* [:class:], [=x=], [.x.]: their ']' does not close */
+		if (*p == '[' && (p[1] == ':' || p[1] == '=' || p[1] == '.')) {
+			const char *e = strchr(p + 2, p[1]);
+
+			while (e && e[1] != ']')
+				e = strchr(e + 1, p[1]);
+			if (!e)
+				return p + strlen(p);
+			p = e + 2;
+			continue;
+		}
+		p++;
+	}
+	return p;
+}
+
+/* Past the atom at @p: a bracket expression, a group, an escape or one character. */
+static const char *atom_end(const char *p)
+{
+	int depth = 0;
+
+	if (*p == '[')
+		return *bracket_end(p) ? bracket_end(p) + 1 : p + strlen(p);
+	if (*p == '\\')
+		return p[1] ? p + 2 : p + 1;
+	if (*p != '(')
+		return p + 1;
+	for (; *p; p++) {
+		if (*p == '[') {
+			p = bracket_end(p);
+			if (!*p)
+				break;
+		} else if (*p == '\\' && p[1]) {
+			p++;
+		} else if (*p == '(') {
+			depth++;
+		} else if (*p == ')' && !--depth) {
+			return p + 1;
+		}
+	}
+	return p;
+}
+
+int trigger_required_literal(const char *re, char *out, size_t len)
+{
+	size_t run = 0, best = 0, best_at = 0, run_at = 0;
+	const char *p, *q, *run_re = NULL, *best_re = NULL;
+	char lit[TRIGGER_NAME_MAX * 4];
+
+	out[0] = 0;
+	if (!len)
+		return 0;
+	/* Pass 1: an alternation outside any group leaves no common literal. */
+	for (p = re; *p; p = atom_end(p))
+		if (*p == '|')
+			return 0;
+	/* Pass 2: runs of literal atoms; each atom's quantifier decides its fate. */
+	for (p = re; *p; p = q) {
+		int c = -1, optional, more;
+
+		q = atom_end(p);
+		if (*p == '\\' && p[1] && strchr(".[]()*+?{}|^$\\", p[1]))
+			c = (unsigned char)p[1];
+		else if (!strchr(".[]()*+?{}|^$\\", *p))
+			c = (unsigned char)*p;
+		optional = *q == '*' || *q == '?' ||
+			   (*q == '{' && q[1] == '0' && (q[2] == ',' || q[2] == '}'));
+		more = *q == '+' || (*q == '{' && isdigit((unsigned char)q[1]));
+		if (c >= 0 && !optional && run_at + run < sizeof(lit)) {
+			if (!run)
+				run_re = p;
+			lit[run_at + run++] = (char)c;
+			if (run > best) {
+				best = run;
+				best_at = run_at;
+				best_re = run_re;
+			}
+		}
+		/* the run ends at anything not a single required character */
+		if (c < 0 || optional || more) {
+			run_at += run;
+			run = 0;
+		}
+		/* skip the quantifier itself */
+		if (*q == '*' || *q == '?' || *q == '+')
+			q++;
+		else if (*q == '{' && isdigit((unsigned char)q[1]))
+			q = strchr(q, '}') ? strchr(q, '}') + 1 : q + strlen(q);
+	}
+	if (best > len - 1)
+		best = len - 1;
+	memcpy(out, lit + best_at, best);
+	out[best] = 0;
+	return best && re[0] == '^' && best_re == re + 1;
+}
+
 int trigger_match_line(const struct trigger_set *s, const char *line, char *detail, char *who)
 {
 	const char *marker = after(line, "tracing_mark_write");
@@ -308,7 +413,7 @@ int trigger_match_line(const struct trigger_set *s, const char *line, char *deta
 	if (!marker)
 		marker = after(line, "print");
 	if (marker)
-		return match_marker(s, marker, detail);
+		return trigger_match_marker(s, marker, detail);
 	if (sig)
 		return match_signal(s, sig, detail, who);
 	if (oom)

@@ -90,6 +90,25 @@ int trigger_set_has(const struct trigger_set *s, enum trigger_kind k);
 uint64_t trigger_set_sigmask(const struct trigger_set *s);
 
 /**
+ * trigger_required_literal() - what every match of a marker trigger's text contains
+ * @re:		the extended regular expression (as marker:REGEX gives it)
+ * @out:	the longest run of characters every string that @re matches contains,
+ *		cut to @len - 1 bytes; "" when none is known (an alternation outside
+ *		a group, or nothing literal): then every marker is a candidate
+ * @len:	bytes at @out
+ *
+ * The module's marker watch (/dev/ftring/watch) looks for it in each marker as it is
+ * written; the daemon then runs the expression on the markers that hold it.
+ *
+ * Return: 1 when the literal must start the text (the expression begins with ^ and
+ * then it), else 0.
+ */
+int trigger_required_literal(const char *re, char *out, size_t len);
+
+/* Index of the first marker trigger whose expression matches @text, or -1. */
+int trigger_match_marker(const struct trigger_set *s, const char *text, char *detail);
+
+/**
  * trigger_match_line() - match one line of the trigger instance's trace_pipe
  * @s:		triggers
  * @line:	"EVENT: FIELDS" (context-info off), no newline

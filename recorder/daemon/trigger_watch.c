@@ -55,7 +55,7 @@ static void signal_filter(uint64_t mask, char *buf, size_t len)
 		snprintf(buf + n, len - n, ")&&result==0");
 }
 
-static int setup(struct trigger_watch *w, const struct trigger_set *s)
+static int setup(struct trigger_watch *w, const struct trigger_set *s, int markers)
 {
 	const char *events[3];
 	struct tracing_params p = {
@@ -65,7 +65,7 @@ static int setup(struct trigger_watch *w, const struct trigger_set *s)
 	char filter[1024];	/* 64 x "||sig==NN" fits */
 	int ret;
 
-	if (trigger_set_has(s, TRIGGER_MARKER))
+	if (markers)
 		p.buffer_kb = WATCH_MARKER_BUFFER_KB;
 	if (trigger_set_has(s, TRIGGER_SIGNAL))
 		events[p.nr_events++] = "signal:signal_generate";
@@ -91,7 +91,7 @@ static int setup(struct trigger_watch *w, const struct trigger_set *s)
 		if (ret)
 			return ret;
 	}
-	if (trigger_set_has(s, TRIGGER_MARKER)) {
+	if (markers) {
 		char *path = tracing_path(w->name, "options/copy_trace_marker");
 
 		ret = path && access(path, F_OK) ? -EOPNOTSUPP : 0;
@@ -99,8 +99,8 @@ static int setup(struct trigger_watch *w, const struct trigger_set *s)
 		if (ret) {
 			log_err("marker triggers need options/copy_trace_marker (Linux 6.17 and "
 				"later) to see trace_marker writes; this kernel has none "
-				"(with source = kmod, a trigger can be fired by 'recorderd "
-				"trigger' instead)");
+				"(with source = kmod they watch /dev/ftring/marker; or fire "
+				"a command: trigger with 'recorderd trigger')");
 			return ret;
 		}
 		ret = tracing_write(w->name, "options/copy_trace_marker", "1");
@@ -122,13 +122,14 @@ static int setup(struct trigger_watch *w, const struct trigger_set *s)
 }
 
 struct trigger_watch *trigger_watch_open(const struct trigger_set *s, const char *tag,
-					 int *err)
+					 int markers, int *err)
 {
 	struct trigger_watch *w;
 	int ret;
 
 	*err = 0;
-	if (!trigger_set_has(s, TRIGGER_MARKER) && !trigger_set_has(s, TRIGGER_SIGNAL) &&
+	markers = markers && trigger_set_has(s, TRIGGER_MARKER);
+	if (!markers && !trigger_set_has(s, TRIGGER_SIGNAL) &&
 	    !trigger_set_has(s, TRIGGER_OOM) && !trigger_set_has(s, TRIGGER_HUNG_TASK))
 		return NULL;
 	w = calloc(1, sizeof(*w));
@@ -143,7 +144,7 @@ struct trigger_watch *trigger_watch_open(const struct trigger_set *s, const char
 	for (char *c = w->name; *c; c++)
 		if (!isalnum((unsigned char)*c) && *c != '_')
 			*c = '_';
-	ret = setup(w, s);
+	ret = setup(w, s, markers);
 	if (ret) {
 		trigger_watch_close(w);
 		*err = ret;

@@ -20,12 +20,15 @@ struct trigger_watch;
  * @s:		triggers (command triggers need no instance)
  * @tag:	the flight recorder's instance name, or NULL: names ours
  *		("recorderd_trig[_TAG]"); one left by a killed daemon is replaced
+ * @markers:	watch trace_marker for the marker triggers (0 when the flight
+ *		recorder is the module's, whose own marker watch hears them:
+ *		marker_watch.h)
  * @err:	-errno on failure (message logged)
  *
- * Return: the watch, or NULL (with @err 0 when @s has no kernel trigger).
+ * Return: the watch, or NULL (with @err 0 when @s has no kernel trigger to watch).
  */
 struct trigger_watch *trigger_watch_open(const struct trigger_set *s, const char *tag,
-					 int *err);
+					 int markers, int *err);
 
 /* The fd to poll for EPOLLIN. */
 int trigger_watch_fd(const struct trigger_watch *w);

@@ -146,6 +146,22 @@ for b in 16 128 1024; do
 			kv "wr_ftring_$b" "$(vm_pingpong write /dev/ftring/marker "$b" "$W" "$N")"
 		ftring_ctl stop
 		ftring_ctl reset
+		# with a marker trigger armed on the module (recorderd's marker watch) whose
+		# literal no marker holds: what an armed trigger costs while nothing fires;
+		# w: looked for anywhere in the marker, wa: anchored (^) at its start
+		for wk in w:never-in-a-marker wa:^never-in-a-marker; do
+			rm -f /tmp/watch.pid
+			ftring_ctl watch "${wk#*:}" /tmp/watch.pid >/dev/null &
+			wp=$!
+			while [ ! -s /tmp/watch.pid ] && kill -0 $wp 2>/dev/null; do sleep 0.1; done
+			ftring_ctl reset && ftring_ctl events marker && ftring_ctl start &&
+				kv "wr_ftring${wk%%:*}_$b" \
+					"$(vm_pingpong write /dev/ftring/marker "$b" "$W" "$N")"
+			ftring_ctl stop
+			ftring_ctl reset
+			kill -USR1 $wp
+			wait $wp
+		done
 	fi
 done
 

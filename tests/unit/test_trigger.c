@@ -176,4 +176,58 @@ TEST(file_names)
 	trigger_set_free(&s);
 }
 
+/*
+ * The literal the module's marker watch looks for: every string the expression
+ * matches must contain it (checked on a sample that matches), and it is the
+ * longest run known.
+ */
+TEST(required_literals)
+{
+	static const struct {
+		const char *re, *want, *sample;
+		int anchored;
+	} c[] = {
+		{ "segfault", "segfault", "app segfault at 0", 0 },
+		{ "^panic", "panic", "panic: x", 1 },
+		{ "^a*panic", "panic", "panic: x", 0 },
+		{ "^ab+c", "ab", "abbbc", 1 },
+		{ "^x.*longer literal", "longer literal", "xy longer literal", 0 },
+		{ "ab*c", "a", "ac", 0 },
+		{ "colou?r", "colo", "color", 0 },
+		{ "x+yz", "yz", "xxyz", 0 },
+		{ "foo(bar|baz)qux", "foo", "foobazqux", 0 },
+		{ "a|b", "", "b", 0 },
+		{ "(a|b)", "", "a", 0 },
+		{ ".*", "", "", 0 },
+		{ "[0-9]+ ms", " ms", "12 ms", 0 },
+		{ "lib\\.so", "lib.so", "x lib.so y", 0 },
+		{ "ERR[]x]OR", "ERR", "ERR]OR", 0 },
+		{ "ab{0,2}cd", "cd", "acd", 0 },
+		{ "ab{2}c", "ab", "abbc", 0 },
+		{ "fatal error: [a-z]+ failed", "fatal error: ", "fatal error: disk failed", 0 },
+		{ "[[:alpha:]]x", "x", "qx", 0 },
+		{ "(ab(c|d))+e", "e", "abde", 0 },
+		{ "a\\|b", "a|b", "a|b", 0 },
+	};
+	char out[64];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		regex_t re;
+		const char *at;
+
+		EXPECT_EQ(c[i].anchored, trigger_required_literal(c[i].re, out, sizeof(out)))
+			TH_LOG("%s", c[i].re);
+		EXPECT_STREQ(c[i].want, out) TH_LOG("%s", c[i].re);
+		ASSERT_EQ(0, regcomp(&re, c[i].re, REG_EXTENDED | REG_NOSUB));
+		EXPECT_EQ(0, regexec(&re, c[i].sample, 0, NULL, 0)) TH_LOG("%s", c[i].re);
+		at = strstr(c[i].sample, out);
+		EXPECT_NE(NULL, at) TH_LOG("%s", c[i].re);
+		if (c[i].anchored)
+			EXPECT_EQ(c[i].sample, at) TH_LOG("%s", c[i].re);
+		regfree(&re);
+	}
+	trigger_required_literal("segfault", out, 4);
+	EXPECT_STREQ("seg", out);
+}
+
 TEST_HARNESS_MAIN

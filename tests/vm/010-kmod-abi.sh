@@ -11,7 +11,7 @@ if [ ! -f "$VM_KO" ]; then
 	t_skip kmod-abi "kmod/ftring.ko not built (make module)"
 	t_done
 fi
-for p in ftring_map_test ftring_fuzz; do
+for p in ftring_map_test ftring_watch_test ftring_fuzz; do
 	[ -x "$VM_BDIR/vm/progs/$p" ] || { t_fail kmod-abi "build/vm/progs/$p missing (make)"; t_done; }
 done
 seed=${FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d " ")}

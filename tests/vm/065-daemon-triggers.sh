@@ -29,7 +29,7 @@ VM_QEMU_ARGS="-drive file=$img,if=virtio,format=raw" \
 	vm_test daemon-triggers -c 2 -t 900 -- "$TOP/tests/vm/guest/daemon-triggers.sh"
 rm -f "$img"
 
-for kind in signal command hung-task oom; do
+for kind in marker signal command hung-task oom; do
 	dat=$VM_DIR/trig-$kind.dat rep=$VM_DIR/trig-$kind.txt
 	[ -s "$dat" ] || continue
 	trace-cmd report "$dat" >"$rep" 2>"$rep.err"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest half of 065-daemon-triggers.sh (2 vCPUs): `recorderd start -s kmod --mode
-# flight` with triggers, each fired by a real cause: a task killed by SIGSEGV,
+# flight` with triggers, each fired by a real cause: a matching marker, a task killed by SIGSEGV,
 # `recorderd trigger`, a task stuck in D state on a frozen ext4 (/dev/vda, from the
 # host) with a 1 s hung-task timeout, and a shell that outgrows a 16 MiB memory cgroup;
 # then storms of 100 triggers against the cooldown and the file cap.
@@ -22,6 +22,7 @@ echo 0 >/proc/sys/kernel/hung_task_warnings
 mkdir -p /tmp/t
 recorderd start -f --socket $S -d /tmp/t -s kmod --mode flight -b 256 -e marker \
 	-T signal:SIGSEGV,SIGABRT -T command:snap -T hung-task -T oom \
+	-T 'marker:^app:fatal_[a-z]+_error' \
 	-O trigger_post_ms=1500 -O trigger_cooldown_ms=0 >"$O/daemon.log" 2>&1 &
 DPID=$!
 i=0
@@ -63,6 +64,15 @@ fires() {
 	cp "$_f" "$O/trig-$_k.dat"
 	echo "$_f" >"$O/trig-$_k.name"
 }
+
+# A marker on /dev/ftring/marker, through the module's marker watch: one holding the
+# watch's literal ("app:fatal_") but not matching the expression fires nothing.
+M='marker:^app:fatal_[a-z]+_error'
+echo "app:fatal_42_error" >/dev/ftring/marker
+sleep 1
+g_eq marker.near-miss-not-fired "$(field "$M" 2)" 0
+fatal() { echo "app:fatal_disk_error" >/dev/ftring/marker; }
+fires marker "$M" fatal
 
 segv() { sh -c 'kill -SEGV $$'; }
 fires signal signal:SIGSEGV,SIGABRT segv

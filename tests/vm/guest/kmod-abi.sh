@@ -13,7 +13,7 @@ g_ok insmod
 g_dmesg_clean insmod.dmesg
 
 # Device nodes: character devices, root only (0600).
-devs="ctl marker"
+devs="ctl marker watch"
 for c in $(g_cpus); do devs="$devs cpu$c"; done
 for d in $devs; do
 	p=/dev/ftring/$d
@@ -26,6 +26,9 @@ done
 
 g_kselftest map ftring_map_test
 g_dmesg_clean map.dmesg
+
+g_kselftest watch ftring_watch_test
+g_dmesg_clean watch.dmesg
 
 g_kselftest fuzz ftring_fuzz -n 100000 -d 15 -s "${1:-1}"
 g_dmesg_clean fuzz.dmesg
@@ -46,6 +49,8 @@ if insmod /vm/ftring.ko; then
 		"Operation not permitted"
 	g_eq access.nocap-cpu0 "$(ftring_ctl try-open /dev/ftring/cpu0 nocap)" \
 		"Operation not permitted"
+	g_eq access.nocap-watch "$(ftring_ctl try-open /dev/ftring/watch nocap)" \
+		"Operation not permitted"
 	mount -t securityfs none /sys/kernel/security 2>/dev/null
 	if [ -w /sys/kernel/security/lockdown ]; then
 		ftring_ctl start
@@ -58,6 +63,8 @@ if insmod /vm/ftring.ko; then
 		g_eq access.lockdown-ctl "$(ftring_ctl try-open /dev/ftring/ctl)" \
 			"Operation not permitted"
 		g_eq access.lockdown-cpu0 "$(ftring_ctl try-open /dev/ftring/cpu0)" \
+			"Operation not permitted"
+		g_eq access.lockdown-watch "$(ftring_ctl try-open /dev/ftring/watch)" \
 			"Operation not permitted"
 		kill -USR1 "$hp"
 		wait "$hp"

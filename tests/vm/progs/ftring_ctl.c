@@ -18,6 +18,9 @@
  *                                         CAP_SYS_ADMIN); prints "ok" or the error
  *   ftring_ctl hold-ctl FILE              open the control device, write FILE, wait
  *                                         for SIGUSR1, then GET_STATS and STOP on it
+ *   ftring_ctl watch [^]LITERAL FILE      set the marker watch to LITERAL, write FILE,
+ *                                         wait for SIGUSR1 (an armed marker trigger's
+ *                                         cost, for the benchmark); prints the hits
  * Exit status 0, or 1 with a message.
  */
 #include <linux/capability.h>
@@ -343,6 +346,33 @@ static int hold_ctl(const char *file)
 	return ret ? 1 : 0;
 }
 
+/* The marker watch held with one literal until SIGUSR1; then its hits, one a line. */
+static int watch(const char *lit, const char *file)
+{
+	struct ftring_watch_spec spec = { .nr = 1 };
+	struct ftring_watch_hit h;
+	int w = open(FTRING_DEV_WATCH, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	FILE *f;
+
+	if (w < 0)
+		return die(FTRING_DEV_WATCH, errno);
+	/* "^LITERAL": only at the start of a marker */
+	spec.prefix = lit[0] == '^';
+	snprintf(spec.lit[0], sizeof(spec.lit[0]), "%s", lit + spec.prefix);
+	if (ioctl(w, FTRING_IOC_WATCH_MARKERS, &spec))
+		return die("FTRING_IOC_WATCH_MARKERS", errno);
+	f = fopen(file, "w");
+	if (!f)
+		return die(file, errno);
+	fprintf(f, "%d\n", getpid());
+	fclose(f);
+	pause();
+	while (read(w, &h, sizeof(h)) == sizeof(h))
+		printf("hit pid=%u missed=%u %s\n", h.pid, h.missed, h.text);
+	close(w);
+	return 0;
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -362,6 +392,8 @@ int main(int argc, char **argv)
 		return try_open(argv[2], argc == 4 && !strcmp(argv[3], "nocap"));
 	if (!strcmp(cmd, "hold-ctl") && argc == 3)
 		return hold_ctl(argv[2]);
+	if (!strcmp(cmd, "watch") && argc == 4)
+		return watch(argv[2], argv[3]);
 	if (!strncmp(cmd, "hold-", 5) && argc == 3)
 		return hold(cmd, argv[2]);
 	ctl = ft_ctl_open();
