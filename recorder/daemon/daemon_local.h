@@ -60,6 +60,7 @@ struct recd {
 	char				*pidfile;	/* written by us, removed at exit */
 	/* triggers (flight mode) */
 	struct trigger_set		trig;
+	struct trigger_set		trig_prev;	/* counters a reload carries over */
 	struct trigger_watch		*tw;		/* kernel trigger events */
 	struct marker_watch		*mw;		/* the module's marker watch */
 	int				trig_timer;	/* end of the open window, -1 */

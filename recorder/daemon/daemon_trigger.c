@@ -241,6 +241,7 @@ int dmn_triggers_start(struct recd *d)
 		log_err("%s", err);
 		return ret;
 	}
+	trigger_set_carry(&d->trig, &d->trig_prev);
 	/* Flight mode on the module (no tracefs flight recorder): its marker watch. */
 	d->tw = trigger_watch_open(&d->trig, d->cfg.instance, !!d->fl, &ret);
 	if (!d->tw && ret) {
@@ -312,6 +313,8 @@ void dmn_triggers_stop(struct recd *d)
 		marker_watch_close(d->mw);
 		d->mw = NULL;
 	}
+	/* what a reload carries over (the expressions are freed: not to be used) */
+	d->trig_prev = d->trig;
 	trigger_set_free(&d->trig);
 	d->trig.open = -1;
 }

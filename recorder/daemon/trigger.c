@@ -181,6 +181,25 @@ void trigger_set_free(struct trigger_set *s)
 	s->n = 0;
 }
 
+void trigger_set_carry(struct trigger_set *s, const struct trigger_set *old)
+{
+	for (int i = 0; i < s->n; i++) {
+		struct trigger_spec *t = &s->spec[i];
+
+		for (int j = 0; j < old->n; j++) {
+			const struct trigger_spec *o = &old->spec[j];
+
+			if (strcmp(t->text, o->text))
+				continue;
+			t->fired = o->fired;
+			t->joined = o->joined;
+			t->suppressed = o->suppressed;
+			memcpy(t->last_file, o->last_file, sizeof(t->last_file));
+			break;
+		}
+	}
+}
+
 int trigger_set_has(const struct trigger_set *s, enum trigger_kind k)
 {
 	for (int i = 0; i < s->n; i++)

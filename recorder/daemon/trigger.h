@@ -84,6 +84,14 @@ int trigger_set_init(struct trigger_set *s, char *const *texts, int n, unsigned 
 		     unsigned int cooldown_ms, char *err, size_t errlen);
 void trigger_set_free(struct trigger_set *s);
 
+/*
+ * A reload sets the triggers up anew: @s takes from @old (a copy of the set before it,
+ * whose expressions are no longer used) the counters and last file of each trigger
+ * configured with the same text. The cooldown starts afresh: a reload is the operator
+ * choosing new limits.
+ */
+void trigger_set_carry(struct trigger_set *s, const struct trigger_set *old);
+
 /* Whether the set has a trigger of kind @k. */
 int trigger_set_has(const struct trigger_set *s, enum trigger_kind k);
 /* The union of the signal triggers' masks. */

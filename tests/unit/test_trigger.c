@@ -230,4 +230,30 @@ TEST(required_literals)
 	EXPECT_STREQ("seg", out);
 }
 
+/* A reload keeps the counters of the triggers it keeps; its cooldown starts afresh. */
+TEST(reload_carries_counters)
+{
+	char *const before[] = { "oom", "command:a" }, *const after[] = { "command:b", "oom" };
+	struct trigger_set s, old;
+	char err[256];
+
+	ASSERT_EQ(0, trigger_set_init(&s, before, 2, 1000, 10000, err, sizeof(err)));
+	ASSERT_EQ(TRIGGER_OPENED, trigger_hit(&s, 0, "oom victim x pid 1", 1000 * MS));
+	ASSERT_EQ(TRIGGER_JOINED, trigger_hit(&s, 0, "oom victim y pid 2", 1100 * MS));
+	trigger_close_window(&s);
+	ASSERT_EQ(TRIGGER_COOLDOWN, trigger_hit(&s, 1, "command a", 3000 * MS));
+	snprintf(s.spec[0].last_file, sizeof(s.spec[0].last_file), "/x/trig-oom.dat");
+	old = s;
+	trigger_set_free(&s);
+	ASSERT_EQ(0, trigger_set_init(&s, after, 2, 1000, 10000, err, sizeof(err)));
+	trigger_set_carry(&s, &old);
+	EXPECT_EQ(0, s.spec[0].fired + s.spec[0].joined + s.spec[0].suppressed);
+	EXPECT_EQ(1, s.spec[1].fired);
+	EXPECT_EQ(1, s.spec[1].joined);
+	EXPECT_STREQ("/x/trig-oom.dat", s.spec[1].last_file);
+	EXPECT_EQ(TRIGGER_OPENED, trigger_hit(&s, 0, "command b", 5000 * MS));
+	EXPECT_EQ(1, s.spec[0].fired);
+	trigger_set_free(&s);
+}
+
 TEST_HARNESS_MAIN
