@@ -19,29 +19,10 @@ done
 command -v trace-cmd >/dev/null || { t_skip daemon-kmod "no trace-cmd on the host"; t_done; }
 vm_test daemon-kmod -c 2 -t 900 -- "$TOP/tests/vm/guest/daemon-kmod.sh"
 
-# report NAME: trace-cmd report of $VM_DIR/NAME.dat into NAME-report.txt; 0 when it
-# printed events and no complaint.
-report() {
-	local dat=$VM_DIR/$1.dat rep=$VM_DIR/$1-report.txt
-	[ -s "$dat" ] || { t_fail "$1.report" "no $1.dat from the guest"; return 1; }
-	trace-cmd report "$dat" >"$rep" 2>"$rep.err"
-	local rc=$?
-	if [ $rc -ne 0 ] || grep -qiE 'error|warning|fail|truncat|bad|unknown' "$rep.err" ||
-	   grep -q 'UNKNOWN EVENT\|\[FAILED TO PARSE\]' "$rep"; then
-		t_fail "$1.report" "trace-cmd report exit $rc: $(head -n 3 "$rep.err" | tr '\n' ' ')"
-		return 1
-	fi
-	t_ok "$1.report"
-}
-# nums NAME TAG: the N of every "TAG N" marker in NAME's report, in file order.
-nums() {
-	grep -oE "marker: +$2 [0-9]+\$" "$VM_DIR/$1-report.txt" | awk '{ print $3 }'
-}
-
 # --- 1. flight snapshot: a contiguous run ending at the last marker written --------
-if report flight; then
+if vm_report flight; then
 	nw=$(cat "$VM_DIR/flight-written.txt" 2>/dev/null)
-	nums flight fl >"$VM_DIR/flight-markers.txt"
+	vm_markers flight fl >"$VM_DIR/flight-markers.txt"
 	k=$(wc -l <"$VM_DIR/flight-markers.txt")
 	first=$(head -n 1 "$VM_DIR/flight-markers.txt")
 	last=$(tail -n 1 "$VM_DIR/flight-markers.txt")
@@ -68,9 +49,9 @@ if report flight; then
 fi
 
 # --- 2. stop after a refused rmmod: markers 1..N each once --------------------------
-if report rmmod; then
+if vm_report rmmod; then
 	nw=$(cat "$VM_DIR/rmmod-written.txt" 2>/dev/null)
-	nums rmmod rm >"$VM_DIR/rmmod-markers.txt"
+	vm_markers rmmod rm >"$VM_DIR/rmmod-markers.txt"
 	k=$(wc -l <"$VM_DIR/rmmod-markers.txt")
 	echo "# rmmod: $nw markers written, $k in the file"
 	if [ "$(seq 1 "$nw" | md5sum)" = "$(md5sum <"$VM_DIR/rmmod-markers.txt")" ]; then
@@ -81,14 +62,14 @@ if report rmmod; then
 fi
 
 # --- 3. hotplug: both writers, no duplicates, in order, holes only as counted -------
-if report hotplug; then
+if vm_report hotplug; then
 	read -r _ n0 _ n1 <"$VM_DIR/hotplug-counts.txt"
 	lost=$(sed -n 's/^ *lost events: *\([0-9]*\) dropped.*/\1/p' "$VM_DIR/hotplug-status.txt")
 	lost=${lost:-0}
 	miss=0
 	for w in 0 1; do
 		eval "nw=\$n$w"
-		nums hotplug "hp$w" >"$VM_DIR/hotplug-hp$w.txt"
+		vm_markers hotplug "hp$w" >"$VM_DIR/hotplug-hp$w.txt"
 		k=$(wc -l <"$VM_DIR/hotplug-hp$w.txt")
 		u=$(sort -un "$VM_DIR/hotplug-hp$w.txt" | wc -l)
 		t_eq "hotplug.hp$w-no-duplicates" "$u" "$k"

@@ -64,6 +64,26 @@ vm_test() {
 	return "$rc"
 }
 
+# vm_report NAME: trace-cmd report (the reader of truth) of $VM_DIR/NAME.dat into
+# NAME-report.txt; passes NAME.report and returns 0 when it printed events and no
+# complaint.
+vm_report() {
+	local dat=$VM_DIR/$1.dat rep=$VM_DIR/$1-report.txt
+	[ -s "$dat" ] || { t_fail "$1.report" "no $1.dat from the guest"; return 1; }
+	trace-cmd report "$dat" >"$rep" 2>"$rep.err"
+	local rc=$?
+	if [ $rc -ne 0 ] || grep -qiE 'error|warning|fail|truncat|bad|unknown' "$rep.err" ||
+	   grep -q 'UNKNOWN EVENT\|\[FAILED TO PARSE\]' "$rep"; then
+		t_fail "$1.report" "trace-cmd report exit $rc: $(head -n 3 "$rep.err" | tr '\n' ' ')"
+		return 1
+	fi
+	t_ok "$1.report"
+}
+# vm_markers NAME TAG: the N of every "TAG N" marker in NAME's report, in file order.
+vm_markers() {
+	grep -oE "marker: +$2 [0-9]+\$" "$VM_DIR/$1-report.txt" | awk '{ print $3 }'
+}
+
 # vm_suite PREFIX TEST...: runs each tests/vm test script again (in the environment the
 # caller set: another kernel, another architecture) and reports each of its cases as
 # PREFIX.<test>.<case>; a script that reports nothing, or exits non-zero without a
