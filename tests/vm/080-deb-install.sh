@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The Debian packages of `make deb` on a Debian 12 system booted with systemd
+# (tests/vm/run --rootfs; the image is scripts/debian-rootfs', built once): apt-get
+# installs both with no network, DKMS builds ftring for the guest's kernel, the service
+# started with the configuration a user would write records from the module, markers
+# written in the guest come back in its snapshot (read here with trace-cmd report), the
+# service stops cleanly and removing the packages takes the module out of DKMS
+# (tests/vm/guest/deb-install.sh).
+. "$(dirname "$0")/../lib/tap.sh"
+. "$TOP/tests/vm/lib.sh"
+
+debs=()
+for p in recorderd ftring-dkms; do
+	f=$(ls "$TOP"/build/deb/"$p"_*.deb 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$f" ] || { t_skip deb-install "no $p package in build/deb (make deb)"; t_done; }
+	debs+=(-f "$f")
+done
+command -v trace-cmd >/dev/null || { t_skip deb-install "no trace-cmd on the host"; t_done; }
+# DKMS compiles the module inside the TCG guest: most of the run.
+vm_test deb-install --rootfs -c 2 -t 900 "${debs[@]}" -- "$TOP/tests/vm/guest/deb-install.sh"
+
+if vm_report snap; then
+	nw=$(cat "$VM_DIR/snap-written.txt" 2>/dev/null)
+	vm_markers snap deb-install >"$VM_DIR/snap-markers.txt"
+	echo "# snapshot: $nw markers written, $(wc -l <"$VM_DIR/snap-markers.txt") in the file"
+	if [ -n "$nw" ] && [ "$(seq 1 "$nw" | md5sum)" = "$(md5sum <"$VM_DIR/snap-markers.txt")" ]; then
+		t_ok snap.markers-1-to-n
+	else
+		t_fail snap.markers-1-to-n "not markers 1..$nw once each in order (snap-markers.txt)"
+	fi
+fi
+t_done

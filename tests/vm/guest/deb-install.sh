@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest half of 080-deb-install.sh, in the Debian 12 system of tests/vm/run --rootfs
+# (no network): the packages in /vm/bin, handled as an administrator would.
+#  1. apt-get install of both: DKMS builds ftring for the running kernel;
+#  2. /etc/recorderd.conf is the package's conffile, then edited: source = kmod and
+#     mode = flight;
+#  3. systemctl enable --now recorderd: the unit is active, ftring loaded, status says
+#     kmod; numbered markers written to /dev/ftring/marker, then a snapshot, copied to
+#     $VM_OUT/snap.dat for the host's trace-cmd report (written count in
+#     snap-written.txt);
+#  4. systemctl stop: a clean exit and no error in the unit's journal;
+#  5. apt-get remove of both: DKMS forgets the module.
+# Logs and command outputs go to $VM_OUT/*.txt; failures quote them.
+. /vm/guest/lib.sh
+O=$VM_OUT
+K=$(uname -r)
+export DEBIAN_FRONTEND=noninteractive
+
+# since_log: the journal since mark_journal (before each start we ask for); unit_log:
+# the unit's part of it.
+mark_journal() { CURSOR=$(journalctl -n 1 --show-cursor -q | sed -n 's/^-- cursor: //p'); }
+since_log() { journalctl --no-pager -o short-monotonic --after-cursor="$CURSOR" "$@"; }
+unit_log() { since_log -u recorderd "$@"; }
+# last LINES FILE: the file's last lines on one line, for a failure message.
+last() { tail -n "$1" "$2" | tr '\n' ' '; }
+
+# --- 1. install, offline ------------------------------------------------------------
+cd /vm/bin || exit 1
+t0=$(date +%s)
+if apt-get install -y ./recorderd_*.deb ./ftring-dkms_*.deb >"$O/apt-install.txt" 2>&1; then
+	g_ok install
+else
+	g_fail install "apt-get install failed: $(last 8 "$O/apt-install.txt")"
+fi
+echo "guest: apt-get install (DKMS build included) took $(($(date +%s) - t0)) s"
+cd /
+
+dkms status >"$O/dkms-status.txt" 2>&1
+if grep -q "^ftring/[^,]*, $K, [^:]*: installed" "$O/dkms-status.txt"; then
+	g_ok dkms.installed
+else
+	g_fail dkms.installed "dkms status for $K: $(last 5 "$O/dkms-status.txt")"
+fi
+ko=$(modinfo -n ftring 2>&1)
+case $ko in
+/lib/modules/"$K"/updates/dkms/ftring.ko*) g_ok dkms.modinfo ;;
+*) g_fail dkms.modinfo "modinfo -n ftring: '$ko', want /lib/modules/$K/updates/dkms/ftring.ko" ;;
+esac
+
+# --- 2. the configuration ------------------------------------------------------------
+conf=/etc/recorderd.conf
+sum=$(dpkg-query -W -f '${Conffiles}\n' recorderd 2>/dev/null | awk -v f=$conf '$1 == f { print $2 }')
+if [ -z "$sum" ]; then
+	g_fail conffile "$conf is not a conffile of recorderd: $(dpkg-query -W -f '${Conffiles}' recorderd 2>&1)"
+elif [ "$(md5sum <$conf | cut -d' ' -f1)" != "$sum" ]; then
+	g_fail conffile "$conf differs from the packaged one (md5 $sum)"
+else
+	g_ok conffile
+fi
+if grep -qE '^source *= *kmod' $conf && grep -qE '^mode *= *flight' $conf; then
+	echo "guest: the packaged $conf already records the module in flight mode"
+else
+	# The user's edit: the module as the source, and a flight recorder to snapshot.
+	sed -i -e 's/^source *=.*/source = kmod/' -e 's/^mode *=.*/mode = flight/' $conf
+fi
+if grep -qx 'source = kmod' $conf && grep -qx 'mode = flight' $conf; then
+	g_ok config.edited
+else
+	g_fail config.edited "no 'source =' or 'mode =' line to edit in $conf"
+fi
+
+# --- 3. the service ------------------------------------------------------------------
+mark_journal
+if systemctl enable --now recorderd >"$O/enable.txt" 2>&1; then
+	g_ok service.enable-now
+else
+	# systemd's own lines about the unit's devices carry no unit name: grep for them
+	g_fail service.enable-now "$(last 3 "$O/enable.txt") journal: \
+$(since_log | grep -E 'recorderd|/dev/ftring' | tail -n 8 | tr '\n' ' ')"
+fi
+if grep -q '^ftring ' /proc/modules; then
+	g_ok service.module-loaded
+else
+	g_fail service.module-loaded "nothing loaded ftring: no modules-load.d entry \
+($(grep -rls ftring /etc/modules-load.d /usr/lib/modules-load.d /lib/modules-load.d \
+	/etc/modules 2>/dev/null || echo none)), no modprobe in the unit \
+($(systemctl cat recorderd | grep -c modprobe) lines)"
+fi
+state=$(systemctl is-active recorderd)
+g_eq service.active "$state" active
+if [ "$state" != active ]; then
+	# What an administrator would do next, so that the checks below still say whether
+	# the service works on the module (the failures above stand).
+	echo "guest: recorderd is $state: loading ftring and restarting it by hand"
+	modprobe ftring
+	systemctl reset-failed recorderd
+	mark_journal
+	systemctl restart recorderd >>"$O/enable.txt" 2>&1
+	g_eq service.active-after-restart "$(systemctl is-active recorderd)" active
+fi
+
+recorderd status >"$O/status.txt" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q '^recorderd: running' "$O/status.txt" &&
+   grep -qE '^ +source: +kmod' "$O/status.txt"; then
+	g_ok status.kmod
+else
+	g_fail status.kmod "recorderd status (exit $rc): $(last 6 "$O/status.txt")"
+fi
+
+N=200
+i=1
+while [ $i -le $N ]; do
+	echo "deb-install $i"
+	i=$((i + 1))
+done >/dev/ftring/marker 2>"$O/marker-write.txt"
+echo $N >"$O/snap-written.txt"
+if [ -s "$O/marker-write.txt" ]; then
+	g_fail markers "writes to /dev/ftring/marker failed: $(last 1 "$O/marker-write.txt")"
+else
+	g_ok markers
+fi
+# The daemon writes the file, within what its unit lets it write (ProtectSystem=strict).
+snap=/var/lib/recorderd/snap.dat
+if recorderd snapshot -o $snap >"$O/snapshot.txt" 2>&1 && cp $snap "$O/snap.dat"; then
+	g_ok snapshot
+else
+	g_fail snapshot "$(last 3 "$O/snapshot.txt")"
+fi
+
+# --- 4. stop --------------------------------------------------------------------------
+if systemctl stop recorderd >"$O/stop.txt" 2>&1; then
+	g_ok service.stop
+else
+	g_fail service.stop "$(last 3 "$O/stop.txt")"
+fi
+res=$(systemctl show -p Result -p ExecMainStatus -p ActiveState recorderd | sort | tr '\n' ' ')
+g_eq service.stopped-clean "$res" "ActiveState=inactive ExecMainStatus=0 Result=success "
+unit_log >"$O/unit-journal.txt"
+errs=$(unit_log -p err -q)
+if [ -z "$errs" ]; then g_ok service.journal-clean; else
+	g_fail service.journal-clean "$(echo "$errs" | tail -n 4)"; fi
+
+# --- 5. removal ---------------------------------------------------------------------
+if apt-get remove -y recorderd ftring-dkms >"$O/apt-remove.txt" 2>&1; then
+	g_ok remove
+else
+	g_fail remove "apt-get remove failed: $(last 8 "$O/apt-remove.txt")"
+fi
+dkms status >"$O/dkms-status-removed.txt" 2>&1
+if grep -q '^ftring' "$O/dkms-status-removed.txt" || [ -e /var/lib/dkms/ftring ]; then
+	g_fail dkms.removed "dkms still has ftring: $(last 3 "$O/dkms-status-removed.txt")"
+else
+	g_ok dkms.removed
+fi
+if ko=$(modinfo -n ftring 2>/dev/null) && [ -e "$ko" ]; then
+	g_fail dkms.module-file-removed "$ko is still there"
+else
+	g_ok dkms.module-file-removed
+fi
