@@ -244,6 +244,42 @@ static void set_boot_id(int ctl)
 			 strerror(-ret));
 }
 
+static int open_cpus(struct source_kmod *k);
+
+/*
+ * The module is recording and the daemon that started it died (the caller knows): its
+ * rings go on as they are (size, mode, clock: a restart applies new ones), nothing is
+ * reset, and reading starts where the dead reader stopped, so what was recorded while
+ * no daemon ran goes to the new file; its losses are in the module's counters, which
+ * the file's CPUSTAT carries. Only the event set is ours at once.
+ */
+static int kmod_take_over(struct source *s, struct source_kmod *k, const struct ftring_status *st)
+{
+	int ret;
+
+	if (ioctl(k->ctl, FTRING_IOC_SET_EVENTS, &k->events) < 0) {
+		ret = -errno;
+		log_err("kmod source: setting the events: %s", strerror(errno));
+		return ret;
+	}
+	k->cfg = k->saved;
+	s->persistent = !!(st->flags & FTRING_STATUS_PERSIST);
+	s->ncpus = (int)st->nr_cpu_ids;
+	s->page_size = k->cfg.subbuf_size;
+	k->cpus = calloc((size_t)s->ncpus, sizeof(*k->cpus));
+	if (!k->cpus)
+		return -ENOMEM;
+	ret = open_cpus(k);
+	if (ret)
+		return ret;
+	k->started = 1;
+	log_warn("kmod source: the module was left recording by a recorderd that died: taking "
+		 "its rings over as they are (%u x %u-byte sub-buffers, %s, clock %s), with "
+		 "what they hold", k->cfg.nr_subbufs, k->cfg.subbuf_size,
+		 k->cfg.mode ? "overwrite" : "discard", clock_names[k->cfg.clock]);
+	return 0;
+}
+
 static int kmod_open(struct source *s, const struct source_params *p)
 {
 	struct source_kmod *k = (struct source_kmod *)s;
@@ -262,7 +298,7 @@ static int kmod_open(struct source *s, const struct source_params *p)
 		log_err("kmod source: reading the module's state: %s", strerror(errno));
 		goto fail;
 	}
-	if (st.recording) {
+	if (st.recording && !p->take_over) {
 		log_err("kmod source: the ftring module is already recording (another recorder?)");
 		ret = -EBUSY;
 		goto fail;
@@ -278,6 +314,12 @@ static int kmod_open(struct source *s, const struct source_params *p)
 	ret = parse_events(p, &k->events);
 	if (ret)
 		goto fail;
+	if (st.recording) {
+		ret = kmod_take_over(s, k, &st);
+		if (ret)
+			goto fail;
+		return 0;
+	}
 	k->cfg = k->saved;
 	ret = parse_clock(p->clock, &k->cfg.clock);
 	if (ret)

@@ -142,7 +142,96 @@ errs=$(unit_log -p err -q)
 if [ -z "$errs" ]; then g_ok service.journal-clean; else
 	g_fail service.journal-clean "$(echo "$errs" | tail -n 4)"; fi
 
-# --- 5. removal ---------------------------------------------------------------------
+# --- 5. the daemon under systemd (issue 12), streaming --------------------------------
+# READY=1 before `systemctl restart` returns; a good and a bad reload; the unit's
+# sandbox; the journal's priorities; the watchdog restarting a frozen daemon, whose
+# file is recovered by its successor with every marker it had synced; a timely stop.
+sed -i 's/^mode *=.*/mode = stream/' $conf
+mark_journal
+systemctl restart recorderd >"$O/restart.txt" 2>&1
+# Type=notify: restart returned after READY=1, so the capture is already live
+recorderd status >"$O/status-stream.txt" 2>&1
+if grep -q '^recorderd: running' "$O/status-stream.txt"; then
+	g_ok sd.ready-means-running
+else
+	g_fail sd.ready-means-running "status right after restart: $(last 4 "$O/status-stream.txt")"
+fi
+pid=$(systemctl show -p MainPID --value recorderd)
+
+# a good reload (one more event), then a bad one (an event that does not exist)
+sed -i 's/^events *=.*/&, sched:sched_process_exec/' $conf
+g_check sd.reload systemctl reload recorderd
+sleep 2
+recorderd status >"$O/status-reload.txt" 2>&1
+if grep -q 'sched_process_exec' "$O/status-reload.txt"; then g_ok sd.reload-applied; else
+	g_fail sd.reload-applied "events after reload: $(grep events: "$O/status-reload.txt")"; fi
+cp $conf /tmp/good.conf
+sed -i 's/^events *=.*/events = nosuch:event/' $conf
+systemctl reload recorderd
+sleep 2
+g_eq sd.bad-reload-keeps-running "$(systemctl is-active recorderd) $(systemctl show -p MainPID --value recorderd)" "active $pid"
+recorderd status >"$O/status-bad-reload.txt" 2>&1
+if grep -q 'sched_process_exec' "$O/status-bad-reload.txt"; then g_ok sd.bad-reload-old-capture; else
+	g_fail sd.bad-reload-old-capture "$(grep events: "$O/status-bad-reload.txt")"; fi
+cp /tmp/good.conf $conf
+# priorities: the reload's refusal is an error (3), the start info (6)
+unit_log -o json >"$O/journal-stream.json"
+for p in 3 6; do
+	if grep -q "\"PRIORITY\":\"$p\"" "$O/journal-stream.json"; then g_ok "sd.journal-priority-$p"
+	else g_fail "sd.journal-priority-$p" "no PRIORITY $p entry of the unit"; fi
+done
+if unit_log -p err | grep -q 'reload rejected'; then g_ok sd.bad-reload-logged-as-error; else
+	g_fail sd.bad-reload-logged-as-error "$(unit_log | tail -n 3 | tr '\n' ' ')"; fi
+
+# the sandbox: the daemon's view of the file system (its mount namespace)
+ns() { nsenter -t "$pid" -m sh -c "$1" 2>/dev/null; }
+if ! ns 'touch /usr/lib/x' && ! ns 'touch /etc/x' && ns 'touch /var/lib/recorderd/.w && rm /var/lib/recorderd/.w' &&
+   ns 'test -w /sys/kernel/tracing/trace_marker'; then
+	g_ok sd.sandbox-writable-only-state-and-tracefs
+else
+	g_fail sd.sandbox-writable-only-state-and-tracefs "inside the unit: /usr or /etc writable, or /var/lib/recorderd or tracefs not"
+fi
+systemd-analyze security recorderd >"$O/security.txt" 2>&1
+echo "guest: $(grep -i 'overall exposure' "$O/security.txt")"
+
+# the watchdog: a frozen daemon is killed and restarted; its successor recovers its file
+i=1
+while [ $i -le 100 ]; do echo "pre-freeze $i"; i=$((i + 1)); done >/dev/ftring/marker
+sleep 3		# sync_ms (1 s) and a wake-up: on disk
+cur=$(recorderd status --json | sed -n 's/.*"output_file": *"\([^"]*\)".*/\1/p')
+n0=$(systemctl show -p NRestarts --value recorderd)
+kill -STOP "$pid"
+# recorded by the module while no daemon reads: the successor takes them over
+i=1
+while [ $i -le 50 ]; do echo "during-freeze $i"; i=$((i + 1)); done >/dev/ftring/marker
+t0=$(date +%s)
+i=0
+while [ $i -lt 90 ]; do
+	n=$(systemctl show -p NRestarts --value recorderd)
+	[ "$n" != "$n0" ] && [ "$(systemctl is-active recorderd)" = active ] && break
+	sleep 1; i=$((i + 1))
+done
+echo "guest: watchdog restart after $(($(date +%s) - t0)) s"
+g_eq sd.watchdog-restarted "$(systemctl show -p NRestarts --value recorderd)" "$((n0 + 1))"
+if unit_log | grep -q 'died writing'; then g_ok sd.successor-recovers-file; else
+	g_fail sd.successor-recovers-file "no 'died writing' in the unit's journal"; fi
+if [ -n "$cur" ] && cp "$cur" "$O/crashed.dat"; then g_ok sd.crashed-file; else
+	g_fail sd.crashed-file "no file of the frozen daemon ('$cur')"; fi
+if unit_log | grep -q 'taking its rings over'; then g_ok sd.successor-takes-over-rings; else
+	g_fail sd.successor-takes-over-rings "$(unit_log | grep -i 'kmod source' | tail -n 2 | tr '\n' ' ')"; fi
+next=$(recorderd status --json | sed -n 's/.*"output_file": *"\([^"]*\)".*/\1/p')
+
+t0=$(date +%s)
+systemctl stop recorderd
+dt=$(($(date +%s) - t0))
+tmo=$(systemctl show -p TimeoutStopUSec --value recorderd)
+echo "guest: stop took $dt s (TimeoutStopSec $tmo)"
+g_eq sd.stop-clean "$(systemctl show -p Result --value recorderd)" success
+if [ -n "$next" ] && cp "$next" "$O/successor.dat"; then g_ok sd.successor-file; else
+	g_fail sd.successor-file "no file of the restarted daemon ('$next')"; fi
+if [ $dt -lt 60 ]; then g_ok sd.stop-within-timeout; else g_fail sd.stop-within-timeout "$dt s"; fi
+
+# --- 6. removal ---------------------------------------------------------------------
 if apt-get remove -y recorderd ftring-dkms >"$O/apt-remove.txt" 2>&1; then
 	g_ok remove
 else
