@@ -368,6 +368,33 @@ static const char *atom_end(const char *p)
 	return p;
 }
 
+/*
+ * Past the quantifiers after an atom at @q (ERE: they may follow one another, "a+?" is
+ * "(a+)?"): @optional when one of them allows zero ("*", "?", "{0...}", "{,n}"),
+ * @more when one allows more than one ("+", "*", "{m,...}" with m >= 1...). A "{"
+ * that does not open an interval is not a quantifier.
+ */
+static const char *quantifiers(const char *q, int *optional, int *more)
+{
+	*optional = *more = 0;
+	for (;;) {
+		if (*q == '*' || *q == '?' || *q == '+') {
+			*optional |= *q != '+';
+			*more |= *q != '?';
+			q++;
+		} else if (*q == '{' && (isdigit((unsigned char)q[1]) || q[1] == ',')) {
+			const char *e = strchr(q, '}');
+
+			/* "{,n}" is "{0,n}" (glibc); "{00}" is 0 too */
+			*optional |= strtoul(q + 1, NULL, 10) == 0;
+			*more = 1;
+			q = e ? e + 1 : q + strlen(q);
+		} else {
+			return q;
+		}
+	}
+}
+
 int trigger_required_literal(const char *re, char *out, size_t len)
 {
 	size_t run = 0, best = 0, best_at = 0, run_at = 0;
@@ -390,9 +417,7 @@ int trigger_required_literal(const char *re, char *out, size_t len)
 			c = (unsigned char)p[1];
 		else if (!strchr(".[]()*+?{}|^$\\", *p))
 			c = (unsigned char)*p;
-		optional = *q == '*' || *q == '?' ||
-			   (*q == '{' && q[1] == '0' && (q[2] == ',' || q[2] == '}'));
-		more = *q == '+' || (*q == '{' && isdigit((unsigned char)q[1]));
+		q = quantifiers(q, &optional, &more);
 		if (c >= 0 && !optional && run_at + run < sizeof(lit)) {
 			if (!run)
 				run_re = p;
@@ -408,11 +433,6 @@ int trigger_required_literal(const char *re, char *out, size_t len)
 			run_at += run;
 			run = 0;
 		}
-		/* skip the quantifier itself */
-		if (*q == '*' || *q == '?' || *q == '+')
-			q++;
-		else if (*q == '{' && isdigit((unsigned char)q[1]))
-			q = strchr(q, '}') ? strchr(q, '}') + 1 : q + strlen(q);
 	}
 	if (best > len - 1)
 		best = len - 1;

@@ -208,6 +208,14 @@ TEST(required_literals)
 		{ "[[:alpha:]]x", "x", "qx", 0 },
 		{ "(ab(c|d))+e", "e", "abde", 0 },
 		{ "a\\|b", "a|b", "a|b", 0 },
+		/* "{,n}" is "{0,n}"; stacked quantifiers: "a+?" is "(a+)?" */
+		{ "xa{,3}", "x", "x", 0 },
+		{ "a{,100}bc", "bc", "bc", 0 },
+		{ "(ab){,2}cd", "cd", "cd", 0 },
+		{ "xa+?yz", "yz", "xyz", 0 },
+		{ "a{00}bc", "bc", "bc", 0 },
+		{ "^a{2}?bc", "bc", "bc", 0 },
+		{ "^ab*?c", "a", "ac", 1 },
 	};
 	char out[64];
 
