@@ -57,7 +57,8 @@
  *        ftring_status.event_id_base 0), no longer 60000 + index
  *   1.4  persistent rings: ftring_status.flags, FTRING_IOC_SET_BOOT_ID,
  *        /dev/ftring/lastboot and FTRING_IOC_LASTBOOT_RELEASE
- *   1.5  the marker watch: /dev/ftring/watch and FTRING_IOC_WATCH_MARKERS
+ *   1.5  the marker watch: /dev/ftring/watch and FTRING_IOC_WATCH_MARKERS;
+ *        FTRING_STATUS_ORPHAN
  */
 #define FTRING_ABI_MAJOR	1
 #define FTRING_ABI_MINOR	5
@@ -248,6 +249,11 @@ struct ftring_status {
 #define FTRING_STATUS_PERSIST	0x1U
 /* /dev/ftring/lastboot holds the previous boot's trace (until released). */
 #define FTRING_STATUS_LASTBOOT	0x2U
+/*
+ * Recording, and no CPU buffer is mapped: whoever started it has no reader left (a
+ * recorder that died). A new recorder may take the rings over as they are (1.5).
+ */
+#define FTRING_STATUS_ORPHAN	0x4U
 
 /**
  * struct ftring_cpu_stats - one CPU's counters (FTRING_IOC_GET_STATS).
@@ -394,7 +400,7 @@ struct ftring_lastboot_cpu {
  */
 #define FTRING_WATCH_NR		8
 #define FTRING_WATCH_LIT_MAX	64	/* bytes of a literal, its NUL included */
-#define FTRING_WATCH_TEXT	256	/* bytes of a hit's text, its NUL included */
+#define FTRING_WATCH_TEXT	4004	/* a hit's text: any marker, its NUL included */
 #define FTRING_WATCH_QUEUE	64
 
 /**
@@ -415,7 +421,7 @@ struct ftring_watch_spec {
  * struct ftring_watch_hit - one marker that held a literal.
  * @pid:	The writer.
  * @cpu:	The CPU it was recorded on.
- * @len:	The marker's length (@text holds at most FTRING_WATCH_TEXT - 1 bytes).
+ * @len:	The marker's length (all of it is in @text: FTRING_MARKER_MAX fits).
  * @missed:	Hits before this one that found the queue full.
  * @text:	The marker's text, NUL-terminated.
  */

@@ -266,6 +266,10 @@ static long ftring_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 		u.status.event_id_base = 0;	/* per load: GET_EVENT_IDS */
 		u.status.nr_events = FTRING_NR_EVENTS;
 		u.status.flags = ftring_persist_flags();
+		mutex_lock(&ftring_bufs_lock);
+		if (u.status.recording && !ftring_any_mapped())
+			u.status.flags |= FTRING_STATUS_ORPHAN;
+		mutex_unlock(&ftring_bufs_lock);
 		return copy_to_user(uarg, &u.status, sizeof(u.status)) ? -EFAULT : 0;
 	case FTRING_IOC_GET_CONFIG:
 		mutex_lock(&ftring_bufs_lock);

@@ -164,18 +164,22 @@ static long ftring_watch_ioctl(struct file *file, unsigned int cmd, unsigned lon
 	return ftring_watch_set(file->private_data, (const void __user *)arg);
 }
 
-/* Pops whole hits into @ubuf; a hit leaves the queue only once copied out. */
+/*
+ * Pops whole hits into @ubuf; a hit leaves the queue only once copied out. It is
+ * copied from its slot, which no writer touches until it is popped (writers fill the
+ * slots past the queued ones), and only this reader pops (read_lock).
+ */
 static ssize_t ftring_watch_read(struct file *file, char __user *ubuf, size_t count,
 				 loff_t *ppos)
 {
 	struct ftring_watch *w = file->private_data;
-	struct ftring_watch_hit h;
+	const struct ftring_watch_hit *h;
 	unsigned long flags;
 	size_t done = 0;
 	bool have;
 	int ret;
 
-	if (count < sizeof(h))
+	if (count < sizeof(*h))
 		return -EINVAL;
 	if (!(file->f_flags & O_NONBLOCK)) {
 		ret = wait_event_interruptible(ftring_watch_wq, READ_ONCE(w->count));
@@ -184,15 +188,14 @@ static ssize_t ftring_watch_read(struct file *file, char __user *ubuf, size_t co
 	}
 	if (mutex_lock_interruptible(&w->read_lock))
 		return -ERESTARTSYS;
-	while (done + sizeof(h) <= count) {
+	while (done + sizeof(*h) <= count) {
 		spin_lock_irqsave(&w->lock, flags);
 		have = w->count;
-		if (have)
-			h = w->q[w->head];
+		h = &w->q[w->head];
 		spin_unlock_irqrestore(&w->lock, flags);
 		if (!have)
 			break;
-		if (copy_to_user(ubuf + done, &h, sizeof(h))) {
+		if (copy_to_user(ubuf + done, h, sizeof(*h))) {
 			mutex_unlock(&w->read_lock);
 			return done ? done : -EFAULT;
 		}
@@ -200,7 +203,7 @@ static ssize_t ftring_watch_read(struct file *file, char __user *ubuf, size_t co
 		w->head = (w->head + 1) % FTRING_WATCH_QUEUE;
 		w->count--;
 		spin_unlock_irqrestore(&w->lock, flags);
-		done += sizeof(h);
+		done += sizeof(*h);
 	}
 	mutex_unlock(&w->read_lock);
 	return done ? done : -EAGAIN;
@@ -224,6 +227,7 @@ static int ftring_watch_open(struct inode *inode, struct file *file)
 	w = kvzalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		return -ENOMEM;
+	BUILD_BUG_ON(FTRING_MARKER_MAX >= FTRING_WATCH_TEXT);
 	mutex_init(&w->read_lock);
 	spin_lock_init(&w->lock);
 	mutex_lock(&ftring_watch_mutex);
@@ -257,6 +261,7 @@ static const struct file_operations ftring_watch_fops = {
 	.read		= ftring_watch_read,
 	.poll		= ftring_watch_poll,
 	.unlocked_ioctl	= ftring_watch_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
 };
 

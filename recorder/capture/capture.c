@@ -333,7 +333,6 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		.nr_events = p->nr_events,
 		.clock = p->clock,
 		.watermark_pct = watermark,
-		.take_over = p->kmod_take_over,
 	};
 	struct v7_params *wp;
 	const char *name;

@@ -36,9 +36,6 @@ struct capture_params {
 	int			take_over;	/* @instance is a crashed recorder's: keep its
 						 * buffer (source/tracing.h) */
 	int			keep;		/* record what the buffer holds already */
-	int			kmod_take_over;	/* a crashed recorderd may have left the
-						 * module recording: take its rings over
-						 * (source.h) */
 	const char *const	*events;	/* "SYSTEM" or "SYSTEM:EVENT", may be NULL */
 	int			nr_events;
 	const char		*output;	/* file to create (truncated) */

@@ -108,8 +108,6 @@ void dmn_after_crash(struct recd *d)
 			log_warn("the previous recorderd (pid %d) died writing %s: %s", (int)p->pid,
 				 p->file, r ? "recovered" : "valid as it was");
 	}
-	/* if it recorded the module, the module is still recording into its rings */
-	d->kmod_take_over = 1;
 	if (p->instance[0] && d->cfg.instance && !strcmp(p->instance, d->cfg.instance) &&
 	    d->cfg.mode == CONFIG_MODE_STREAM && tracefs_instance_exists(p->instance)) {
 		d->take_over = 1;
@@ -140,14 +138,12 @@ int dmn_capture_open(struct recd *d, const char *path)
 		.sync_ms = c->sync_ms,
 		.durable = c->durable,
 		.take_over = d->take_over,
-		.kmod_take_over = d->kmod_take_over,
 		.gid = c->group_gid,
 	};
 	int err = 0;
 
 	d->cap = capture_start(&p, &err);
 	d->take_over = 0;
-	d->kmod_take_over = 0;
 	if (!d->cap)
 		return err ? err : -EIO;
 	snprintf(d->cur, sizeof(d->cur), "%s", path);

@@ -34,8 +34,6 @@ struct recd {
 	struct rec_config		cfg;
 	int				take_over;	/* the next capture takes over a
 							 * crashed predecessor's instance */
-	int				kmod_take_over;	/* the next capture takes over the
-							 * module's rings if left recording */
 	const char			*cfg_path;
 	const struct config_override	*ov;
 	int				nov;

@@ -31,9 +31,6 @@ struct source_params {
 	/* For sources that take it (kmod): wake the reader when this percentage of the
 	 * ring is full pages (0 = the source's default, -1 = leave as is). */
 	int		watermark_pct;
-	/* For kmod: a recorderd that died may have left the module recording; then its
-	 * rings, settings and what they hold are taken over rather than refused. */
-	int		take_over;
 };
 
 struct trace_meta;

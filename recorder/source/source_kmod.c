@@ -247,8 +247,8 @@ static void set_boot_id(int ctl)
 static int open_cpus(struct source_kmod *k);
 
 /*
- * The module is recording and the daemon that started it died (the caller knows): its
- * rings go on as they are (size, mode, clock: a restart applies new ones), nothing is
+ * The module is recording and nothing maps its rings (FTRING_STATUS_ORPHAN): the
+ * recorder that started it died (kill -9, a watchdog). Its rings go on as they are (size, mode, clock: a restart applies new ones), nothing is
  * reset, and reading starts where the dead reader stopped, so what was recorded while
  * no daemon ran goes to the new file; its losses are in the module's counters, which
  * the file's CPUSTAT carries. Only the event set is ours at once.
@@ -273,7 +273,7 @@ static int kmod_take_over(struct source *s, struct source_kmod *k, const struct 
 	if (ret)
 		return ret;
 	k->started = 1;
-	log_warn("kmod source: the module was left recording by a recorderd that died: taking "
+	log_warn("kmod source: the module was left recording by a recorder that died: taking "
 		 "its rings over as they are (%u x %u-byte sub-buffers, %s, clock %s), with "
 		 "what they hold", k->cfg.nr_subbufs, k->cfg.subbuf_size,
 		 k->cfg.mode ? "overwrite" : "discard", clock_names[k->cfg.clock]);
@@ -298,7 +298,7 @@ static int kmod_open(struct source *s, const struct source_params *p)
 		log_err("kmod source: reading the module's state: %s", strerror(errno));
 		goto fail;
 	}
-	if (st.recording && !p->take_over) {
+	if (st.recording && !(st.flags & FTRING_STATUS_ORPHAN)) {
 		log_err("kmod source: the ftring module is already recording (another recorder?)");
 		ret = -EBUSY;
 		goto fail;

@@ -30,6 +30,21 @@ g_dmesg_clean map.dmesg
 g_kselftest watch ftring_watch_test
 g_dmesg_clean watch.dmesg
 
+# A recording nobody maps is an orphan (its recorder died) that a new recorder may take
+# over; one that is mapped is not.
+flags() { ftring_ctl show | sed -n 's/.*flags=\(0x[0-9a-f]*\|0\).*/\1/p'; }
+ftring_ctl stop 2>/dev/null
+ftring_ctl config 64 discard >/dev/null && ftring_ctl start
+g_eq orphan.recording-unmapped "$(( $(flags) & 4 ))" 4
+rm -f /tmp/orphan-held
+ftring_ctl hold-map /tmp/orphan-held >/dev/null 2>&1 &
+hm=$!
+for _ in $(seq 50); do [ -s /tmp/orphan-held ] && break; sleep 0.1; done
+g_eq orphan.mapped-is-not "$(( $(flags) & 4 ))" 0
+kill $hm; wait $hm 2>/dev/null
+ftring_ctl stop
+g_eq orphan.stopped-is-not "$(( $(flags) & 4 ))" 0
+
 g_kselftest fuzz ftring_fuzz -n 100000 -d 15 -s "${1:-1}"
 g_dmesg_clean fuzz.dmesg
 

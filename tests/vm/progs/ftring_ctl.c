@@ -414,9 +414,9 @@ int main(int argc, char **argv)
 		if (!ret)
 			ret = ft_get_status(ctl, &st);
 		if (!ret)
-			printf("nr_subbufs=%u mode=%u clock=%u watermark=%u events=%#llx\n",
-			       c.nr_subbufs, c.mode, c.clock, c.watermark,
-			       (unsigned long long)st.events);
+			printf("nr_subbufs=%u mode=%u clock=%u watermark=%u events=%#llx "
+			       "flags=%#x\n", c.nr_subbufs, c.mode, c.clock, c.watermark,
+			       (unsigned long long)st.events, st.flags);
 	} else if (!strcmp(cmd, "events") && argc == 3) {
 		uint64_t mask;
 

@@ -190,19 +190,21 @@ TEST_F(watch, full_queue_counts_missed)
 	EXPECT_EQ(5, h[0].missed);
 }
 
-TEST_F(watch, long_marker_truncated)
+/* The longest marker comes whole, the literal at its very end found. */
+TEST_F(watch, longest_marker_whole)
 {
 	static const char *const lits[] = { "needle" };
 	struct ftring_watch_hit h[1];
-	char text[1000];
+	char text[FTRING_MARKER_MAX];
 
-	memset(text, 'a', sizeof(text));
-	memcpy(text + 10, "needle", 6);
+	memset(text, 'n', sizeof(text));
+	memcpy(text + sizeof(text) - 6, "needle", 6);
 	ASSERT_EQ(0, watch_set(self->w, 1, lits));
 	ASSERT_EQ((ssize_t)sizeof(text), ft_marker(self->mfd, text, sizeof(text)));
 	ASSERT_EQ(1, hits(self->w, h, 1));
 	EXPECT_EQ(sizeof(text), h[0].len);
-	EXPECT_EQ(FTRING_WATCH_TEXT - 1, strlen(h[0].text));
+	EXPECT_EQ(sizeof(text), strlen(h[0].text));
+	EXPECT_EQ(0, memcmp(text, h[0].text, sizeof(text)));
 }
 
 /* Closing clears the watch: the next watcher starts with none set. */
