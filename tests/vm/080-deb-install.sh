@@ -30,24 +30,20 @@ if vm_report snap; then
 		t_fail snap.markers-1-to-n "not markers 1..$nw once each in order (snap-markers.txt)"
 	fi
 fi
+# markers_in NAME TAG N CHECK: NAME.dat (read by trace-cmd) holds "TAG 1".."TAG N" in order
+markers_in() {
+	vm_report "$1" || return
+	vm_markers "$1" "$2" >"$VM_DIR/$1-markers.txt"
+	if [ "$(seq 1 "$3" | md5sum)" = "$(md5sum <"$VM_DIR/$1-markers.txt")" ]; then
+		t_ok "$1.$4"
+	else
+		t_fail "$1.$4" "not $2 1..$3 in order ($(wc -l <"$VM_DIR/$1-markers.txt") found)"
+	fi
+}
 # The file of the daemon the watchdog killed, recovered by its successor: every marker
 # it had synced before it froze.
-if vm_report crashed; then
-	vm_markers crashed pre-freeze >"$VM_DIR/crashed-markers.txt"
-	if [ "$(seq 1 100 | md5sum)" = "$(md5sum <"$VM_DIR/crashed-markers.txt")" ]; then
-		t_ok crashed.markers-before-the-freeze
-	else
-		t_fail crashed.markers-before-the-freeze "not pre-freeze 1..100 in order ($(wc -l <"$VM_DIR/crashed-markers.txt") found)"
-	fi
-fi
+markers_in crashed pre-freeze 100 markers-before-the-freeze
 # The restarted daemon took the module's rings over: the markers written while its
 # predecessor was frozen are in its file.
-if vm_report successor; then
-	vm_markers successor during-freeze >"$VM_DIR/successor-markers.txt"
-	if [ "$(seq 1 50 | md5sum)" = "$(md5sum <"$VM_DIR/successor-markers.txt")" ]; then
-		t_ok successor.markers-written-while-frozen
-	else
-		t_fail successor.markers-written-while-frozen "not during-freeze 1..50 in order ($(wc -l <"$VM_DIR/successor-markers.txt") found)"
-	fi
-fi
+markers_in successor during-freeze 50 markers-written-while-frozen
 t_done

@@ -239,11 +239,22 @@ static int stats(int ctl)
 	return 0;
 }
 
+/* Writes our pid to @file, for the script waiting on it: 0, or 1 with a message. */
+static int write_pid(const char *file)
+{
+	FILE *f = fopen(file, "w");
+
+	if (!f)
+		return die(file, errno);
+	fprintf(f, "%d\n", getpid());
+	fclose(f);
+	return 0;
+}
+
 static int hold(const char *how, const char *file)
 {
 	int fd = ft_cpu_open(0, O_RDONLY), ret;
 	struct ftring_meta *m;
-	FILE *f;
 
 	if (fd < 0)
 		return die("open cpu0", fd);
@@ -252,11 +263,8 @@ static int hold(const char *how, const char *file)
 		return die("mmap", errno);
 	if (!strcmp(how, "hold-map"))
 		close(fd);	/* only the mapping keeps the device open */
-	f = fopen(file, "w");
-	if (!f)
-		return die(file, errno);
-	fprintf(f, "%d\n", getpid());
-	fclose(f);
+	if (write_pid(file))
+		return 1;
 	if (!strcmp(how, "hold-map")) {
 		for (;;) {
 			pause();
@@ -329,15 +337,11 @@ static int hold_ctl(const char *file)
 {
 	struct ftring_cpu_stats st = { .cpu = 0 };
 	int ctl = ft_ctl_open(), ret;
-	FILE *f;
 
 	if (ctl < 0)
 		return die(FTRING_DEV_CTL, ctl);
-	f = fopen(file, "w");
-	if (!f)
-		return die(file, errno);
-	fprintf(f, "%d\n", getpid());
-	fclose(f);
+	if (write_pid(file))
+		return 1;
 	pause();
 	ret = ft_get_stats(ctl, 0, &st);
 	printf("GET_STATS returned %d\n", ret);
@@ -352,7 +356,6 @@ static int watch(const char *lit, const char *file)
 	struct ftring_watch_spec spec = { .nr = 1 };
 	struct ftring_watch_hit h;
 	int w = open(FTRING_DEV_WATCH, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	FILE *f;
 
 	if (w < 0)
 		return die(FTRING_DEV_WATCH, errno);
@@ -361,11 +364,8 @@ static int watch(const char *lit, const char *file)
 	snprintf(spec.lit[0], sizeof(spec.lit[0]), "%s", lit + spec.prefix);
 	if (ioctl(w, FTRING_IOC_WATCH_MARKERS, &spec))
 		return die("FTRING_IOC_WATCH_MARKERS", errno);
-	f = fopen(file, "w");
-	if (!f)
-		return die(file, errno);
-	fprintf(f, "%d\n", getpid());
-	fclose(f);
+	if (write_pid(file))
+		return 1;
 	pause();
 	while (read(w, &h, sizeof(h)) == sizeof(h))
 		printf("hit pid=%u missed=%u %s\n", h.pid, h.missed, h.text);
