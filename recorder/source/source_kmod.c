@@ -244,39 +244,80 @@ static void set_boot_id(int ctl)
 			 strerror(-ret));
 }
 
-static int open_cpus(struct source_kmod *k);
-
 /*
  * The module is recording and nothing maps its rings (FTRING_STATUS_ORPHAN): the
- * recorder that started it died (kill -9, a watchdog). Its rings go on as they are (size, mode, clock: a restart applies new ones), nothing is
- * reset, and reading starts where the dead reader stopped, so what was recorded while
- * no daemon ran goes to the new file; its losses are in the module's counters, which
- * the file's CPUSTAT carries. Only the event set is ours at once.
+ * recorder that started it died (kill -9, a watchdog). Its rings go on as they are
+ * (size, mode, clock: a restart applies new ones), nothing is reset, and reading
+ * starts where the dead reader stopped, so what was recorded while no daemon ran goes
+ * to the new file; its losses are in the module's counters, which the file's CPUSTAT
+ * carries. Only the event set is ours at once.
  */
 static int kmod_take_over(struct source *s, struct source_kmod *k, const struct ftring_status *st)
 {
-	int ret;
-
 	if (ioctl(k->ctl, FTRING_IOC_SET_EVENTS, &k->events) < 0) {
-		ret = -errno;
+		int ret = -errno;
+
 		log_err("kmod source: setting the events: %s", strerror(errno));
 		return ret;
 	}
 	k->cfg = k->saved;
 	s->persistent = !!(st->flags & FTRING_STATUS_PERSIST);
-	s->ncpus = (int)st->nr_cpu_ids;
-	s->page_size = k->cfg.subbuf_size;
-	k->cpus = calloc((size_t)s->ncpus, sizeof(*k->cpus));
-	if (!k->cpus)
-		return -ENOMEM;
-	ret = open_cpus(k);
-	if (ret)
-		return ret;
-	k->started = 1;
 	log_warn("kmod source: the module was left recording by a recorder that died: taking "
 		 "its rings over as they are (%u x %u-byte sub-buffers, %s, clock %s), with "
 		 "what they hold", k->cfg.nr_subbufs, k->cfg.subbuf_size,
 		 k->cfg.mode ? "overwrite" : "discard", clock_names[k->cfg.clock]);
+	return 0;
+}
+
+/* A stopped module set up as @p asks: size, mode, clock, watermark, events; emptied. */
+static int kmod_configure(struct source *s, struct source_kmod *k, const struct source_params *p,
+			  const struct ftring_status *st)
+{
+	int ret;
+
+	k->cfg = k->saved;
+	ret = parse_clock(p->clock, &k->cfg.clock);
+	if (ret)
+		return ret;
+	if (st->flags & FTRING_STATUS_PERSIST) {
+		/* the rings are the region's: as large as it is, named after this boot */
+		s->persistent = 1;
+		if (p->buffer_kb)
+			log_info("kmod source: persistent rings: %u sub-buffers per CPU, the "
+				 "region's size, whatever the buffer size asked",
+				 k->saved.nr_subbufs);
+		set_boot_id(k->ctl);
+	} else if (p->buffer_kb) {
+		__u64 n = (__u64)p->buffer_kb * 1024 / k->saved.subbuf_size;
+
+		k->cfg.nr_subbufs = n < 2 ? 2 : n > 65536 ? 65536 : (__u32)n;
+	}
+	k->cfg.mode = p->overwrite ? FTRING_MODE_OVERWRITE : FTRING_MODE_DISCARD;
+	/*
+	 * Full ring pages that wake us. Not 0 ("any event"): the consumer leaves the
+	 * page the writer is on until it is full, so such a wake-up would find nothing.
+	 */
+	if (p->watermark_pct > 0)
+		k->cfg.watermark = (__u32)((__u64)k->cfg.nr_subbufs * (__u32)p->watermark_pct / 100);
+	if (p->watermark_pct >= 0 && !k->cfg.watermark)
+		k->cfg.watermark = 1;
+	if (k->cfg.watermark >= k->cfg.nr_subbufs)
+		k->cfg.watermark = k->cfg.nr_subbufs - 1;
+	k->config_saved = 1;
+	if (ioctl(k->ctl, FTRING_IOC_SET_CONFIG, &k->cfg) < 0) {
+		ret = -errno;
+		log_err("kmod source: configuring %u sub-buffers, %s mode, clock %s: %s",
+			k->cfg.nr_subbufs, k->cfg.mode ? "overwrite" : "discard",
+			clock_names[k->cfg.clock], strerror(errno));
+		return ret;
+	}
+	if (ioctl(k->ctl, FTRING_IOC_RESET) < 0 ||
+	    ioctl(k->ctl, FTRING_IOC_SET_EVENTS, &k->events) < 0 ||
+	    ioctl(k->ctl, FTRING_IOC_GET_CONFIG, &k->cfg) < 0) {
+		ret = -errno;
+		log_err("kmod source: preparing the module: %s", strerror(errno));
+		return ret;
+	}
 	return 0;
 }
 
@@ -314,55 +355,9 @@ static int kmod_open(struct source *s, const struct source_params *p)
 	ret = parse_events(p, &k->events);
 	if (ret)
 		goto fail;
-	if (st.recording) {
-		ret = kmod_take_over(s, k, &st);
-		if (ret)
-			goto fail;
-		return 0;
-	}
-	k->cfg = k->saved;
-	ret = parse_clock(p->clock, &k->cfg.clock);
+	ret = st.recording ? kmod_take_over(s, k, &st) : kmod_configure(s, k, p, &st);
 	if (ret)
 		goto fail;
-	if (st.flags & FTRING_STATUS_PERSIST) {
-		/* the rings are the region's: as large as it is, named after this boot */
-		s->persistent = 1;
-		if (p->buffer_kb)
-			log_info("kmod source: persistent rings: %u sub-buffers per CPU, the "
-				 "region's size, whatever the buffer size asked",
-				 k->saved.nr_subbufs);
-		set_boot_id(k->ctl);
-	} else if (p->buffer_kb) {
-		__u64 n = (__u64)p->buffer_kb * 1024 / k->saved.subbuf_size;
-
-		k->cfg.nr_subbufs = n < 2 ? 2 : n > 65536 ? 65536 : (__u32)n;
-	}
-	k->cfg.mode = p->overwrite ? FTRING_MODE_OVERWRITE : FTRING_MODE_DISCARD;
-	/*
-	 * Full ring pages that wake us. Not 0 ("any event"): the consumer leaves the
-	 * page the writer is on until it is full, so such a wake-up would find nothing.
-	 */
-	if (p->watermark_pct > 0)
-		k->cfg.watermark = (__u32)((__u64)k->cfg.nr_subbufs * (__u32)p->watermark_pct / 100);
-	if (p->watermark_pct >= 0 && !k->cfg.watermark)
-		k->cfg.watermark = 1;
-	if (k->cfg.watermark >= k->cfg.nr_subbufs)
-		k->cfg.watermark = k->cfg.nr_subbufs - 1;
-	k->config_saved = 1;
-	if (ioctl(k->ctl, FTRING_IOC_SET_CONFIG, &k->cfg) < 0) {
-		ret = -errno;
-		log_err("kmod source: configuring %u sub-buffers, %s mode, clock %s: %s",
-			k->cfg.nr_subbufs, k->cfg.mode ? "overwrite" : "discard",
-			clock_names[k->cfg.clock], strerror(errno));
-		goto fail;
-	}
-	if (ioctl(k->ctl, FTRING_IOC_RESET) < 0 ||
-	    ioctl(k->ctl, FTRING_IOC_SET_EVENTS, &k->events) < 0 ||
-	    ioctl(k->ctl, FTRING_IOC_GET_CONFIG, &k->cfg) < 0) {
-		ret = -errno;
-		log_err("kmod source: preparing the module: %s", strerror(errno));
-		goto fail;
-	}
 	s->ncpus = (int)st.nr_cpu_ids;
 	s->page_size = k->cfg.subbuf_size;
 	k->cpus = calloc((size_t)s->ncpus, sizeof(*k->cpus));
@@ -373,7 +368,8 @@ static int kmod_open(struct source *s, const struct source_params *p)
 	ret = open_cpus(k);
 	if (ret)
 		goto fail;
-	if (ioctl(k->ctl, FTRING_IOC_START) < 0) {
+	/* taken over, it records already */
+	if (!st.recording && ioctl(k->ctl, FTRING_IOC_START) < 0) {
 		ret = -errno;
 		log_err("kmod source: starting the module: %s", strerror(errno));
 		goto fail;
