@@ -250,8 +250,9 @@ struct ftring_status {
 /* /dev/ftring/lastboot holds the previous boot's trace (until released). */
 #define FTRING_STATUS_LASTBOOT	0x2U
 /*
- * Recording, and no CPU buffer is mapped: whoever started it has no reader left (a
- * recorder that died). A new recorder may take the rings over as they are (1.5).
+ * Recording, and no CPU buffer is mapped, though one was since the start: the reader
+ * that ran it is gone (a recorder that died). A new recorder may take the rings over
+ * as they are (1.5). A recording nobody has mapped yet is not an orphan.
  */
 #define FTRING_STATUS_ORPHAN	0x4U
 

@@ -178,6 +178,10 @@ static int ftring_start(void)
 		return ret;
 	ftring_attached = true;
 	WRITE_ONCE(ftring_recording, true);
+	/* a mapping made from here on sets it too (ftring_cpu_mmap()) */
+	mutex_lock(&ftring_bufs_lock);
+	ftring_reader_seen = ftring_any_mapped();
+	mutex_unlock(&ftring_bufs_lock);
 	return 0;
 }
 
@@ -267,7 +271,7 @@ static long ftring_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 		u.status.nr_events = FTRING_NR_EVENTS;
 		u.status.flags = ftring_persist_flags();
 		mutex_lock(&ftring_bufs_lock);
-		if (u.status.recording && !ftring_any_mapped())
+		if (u.status.recording && ftring_reader_seen && !ftring_any_mapped())
 			u.status.flags |= FTRING_STATUS_ORPHAN;
 		mutex_unlock(&ftring_bufs_lock);
 		return copy_to_user(uarg, &u.status, sizeof(u.status)) ? -EFAULT : 0;

@@ -192,6 +192,8 @@ static int ftring_cpu_mmap(struct file *file, struct vm_area_struct *vma)
 	vma->vm_private_data = buf;
 	vma->vm_ops = &ftring_vm_ops;
 	atomic_inc(&buf->mapped);
+	if (READ_ONCE(ftring_recording))
+		ftring_reader_seen = true;
 out:
 	mutex_unlock(&ftring_bufs_lock);
 	return ret;

@@ -27,6 +27,7 @@ extern struct rb_cpu **ftring_bufs;	/* [nr_cpu_ids]; set once per CPU */
 extern struct ftring_config ftring_cfg;	/* under ftring_bufs_lock */
 extern u64 ftring_events;		/* enabled mask, under ftring_lock */
 extern bool ftring_recording;		/* READ_ONCE in writers */
+extern bool ftring_reader_seen;		/* under ftring_bufs_lock: see main.c */
 extern bool ftring_strict_writes;	/* module parameter strict_writes */
 extern u16 ftring_event_ids[FTRING_NR_EVENTS];	/* events.c: common_type of each */
 

@@ -34,6 +34,12 @@ struct rb_cpu **ftring_bufs;
 struct ftring_config ftring_cfg;
 u64 ftring_events = FTRING_EVENTS_DEFAULT;
 bool ftring_recording;
+/*
+ * A CPU buffer was mapped while this recording ran. Recording with none mapped is an
+ * orphan (FTRING_STATUS_ORPHAN: its reader died) only then; one started by hand with
+ * no reader yet (ftring_ctl start) is just busy.
+ */
+bool ftring_reader_seen;
 static enum cpuhp_state ftring_hp_state;
 
 /*

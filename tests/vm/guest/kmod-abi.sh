@@ -30,18 +30,26 @@ g_dmesg_clean map.dmesg
 g_kselftest watch ftring_watch_test
 g_dmesg_clean watch.dmesg
 
-# A recording nobody maps is an orphan (its recorder died) that a new recorder may take
-# over; one that is mapped is not.
+# A recording whose reader went away is an orphan (its recorder died) that a new
+# recorder may take over; one started by hand that nobody has mapped yet is just busy,
+# and so is one that is mapped.
 flags() { ftring_ctl show | sed -n 's/.*flags=\(0x[0-9a-f]*\|0\).*/\1/p'; }
+hold_map() {
+	rm -f /tmp/orphan-held
+	ftring_ctl hold-map /tmp/orphan-held >/dev/null 2>&1 &
+	hm=$!
+	for _ in $(seq 50); do [ -s /tmp/orphan-held ] && break; sleep 0.1; done
+}
 ftring_ctl stop 2>/dev/null
-ftring_ctl config 64 discard >/dev/null && ftring_ctl start
-g_eq orphan.recording-unmapped "$(( $(flags) & 4 ))" 4
-rm -f /tmp/orphan-held
-ftring_ctl hold-map /tmp/orphan-held >/dev/null 2>&1 &
-hm=$!
-for _ in $(seq 50); do [ -s /tmp/orphan-held ] && break; sleep 0.1; done
-g_eq orphan.mapped-is-not "$(( $(flags) & 4 ))" 0
+ftring_ctl config 64 discard >/dev/null
+hold_map	# a reader before this recording: not this recording's
 kill $hm; wait $hm 2>/dev/null
+ftring_ctl start
+g_eq orphan.never-mapped-is-not "$(( $(flags) & 4 ))" 0
+hold_map
+g_eq orphan.mapped-is-not "$(( $(flags) & 4 ))" 0
+kill -9 $hm; wait $hm 2>/dev/null
+g_eq orphan.reader-gone "$(( $(flags) & 4 ))" 4
 ftring_ctl stop
 g_eq orphan.stopped-is-not "$(( $(flags) & 4 ))" 0
 
