@@ -34,8 +34,7 @@
 #include "ftrace_page.h"
 #include "ftring_abi.h"
 
-/* @tail: page id in the high 32 bits, state flags, offset into the data area */
-#define RB_TAIL_INIT		BIT(31)	/* page switch in progress: writers drop */
+/* @tail: page id in the high 32 bits, state flag, offset into the data area */
 #define RB_TAIL_FULL		BIT(30)	/* page closed; offset = its real end */
 #define RB_TAIL_OFF_MASK	((1UL << 30) - 1)
 #define RB_TAIL(id, off)	(((unsigned long)(id) << 32) | (off))
@@ -53,8 +52,15 @@
  * @prev:	Previous page id in the ring (reader only).
  * @real_end:	Data bytes in the page once the writer has left it.
  * @flags:	Missed-events bits the publisher keeps in the commit word.
- * @entries:	Events reserved in the page since the writer entered it.
- * @lost:	Events dropped (ring full / busy) just before the writer entered it.
+ * @entries:	Events ever reserved in the page (since the reset); those of the
+ *		current lap are @entries - @entries_base (rb_page_entries()).
+ * @entries_base: @entries when the writer last entered the page.
+ * @drops_mark:	@drops of the buffer when the writer last entered the page.
+ *
+ * Entering a page never resets a count a writer adds to: it stores values
+ * (@entries_base, @drops_mark) that are the same whoever stores them, so a writer
+ * interrupted while preparing the page may finish after the interrupt has entered
+ * and written it (rb_move_tail()).
  */
 struct rb_page {
 	void		*addr;
@@ -63,12 +69,15 @@ struct rb_page {
 	u32		real_end;
 	u32		flags;
 	local_t		entries;
-	unsigned long	lost;
+	unsigned long	entries_base;
+	unsigned long	drops_mark;
 };
 
 /**
  * struct rb_cpu - one CPU's buffer. Writer-hot fields first.
  * @tail:	See RB_TAIL(); moved by writers with cmpxchg.
+ * @ctx:	Contexts (RB_CTX_LEVEL() bits, RB_CTX_TRANSITION) with a writer in
+ *		progress: the recursion guard.
  * @nest:	Writers in progress on this CPU (reserve increments, commit
  *		decrements). 1 = outermost.
  * @reserves:	Reservations ever started; the outermost committer re-checks it
@@ -95,9 +104,10 @@ struct rb_page {
  * @overrun:	Events overwritten unread.
  * @bytes:	Bytes of events written (headers and time extends included).
  * @lost_full:	Drops: ring full, or caught up with the commit page.
- * @lost_busy:	Drops: NMI during a swap, or a writer interrupting a page switch.
+ * @lost_busy:	Drops: NMI during a swap, or a writer recursing in its context.
  * @lost_too_big: Drops: event larger than a page.
- * @lost_pending: Drops not yet attributed to a page (see rb_page.lost).
+ * @drops:	All drops; a page's @drops_mark minus the previous one read is what
+ *		was lost before it.
  * @pages_done:	Ring pages the writer has left, not the reader page (watermark).
  * @pages_gone:	Pages overwritten before being read.
  * @read:	Events handed to the reader.
@@ -106,6 +116,7 @@ struct rb_page {
  * @reader_counted: Entries of the reader page already counted in @read.
  * @lost_events: Missed count reported with the current reader page.
  * @last_overrun: @overrun when the previous reader page was handed out.
+ * @last_drops:	@drops_mark of the previous reader page.
  * @cpu:	The CPU.
  * @meta:	The meta page (struct ftring_meta first).
  * @meta_pfn:	Its page frame when placed by rb_cpu_alloc_at() (0: allocated).
@@ -118,6 +129,7 @@ struct rb_page {
  */
 struct rb_cpu {
 	local_t		tail;
+	unsigned int	ctx;
 	local_t		nest;
 	local_t		reserves;
 	local_t		nested_seq;
@@ -144,7 +156,7 @@ struct rb_cpu {
 	local_t		lost_full;
 	local_t		lost_busy;
 	local_t		lost_too_big;
-	local_t		lost_pending;
+	local_t		drops;
 	local_t		pages_done;
 	local_t		pages_gone;
 
@@ -154,6 +166,7 @@ struct rb_cpu {
 	u32		reader_counted;
 	u64		lost_events;
 	u64		last_overrun;
+	unsigned long	last_drops;
 
 	int		cpu;
 	void		*meta;
@@ -204,6 +217,12 @@ static inline u64 *rb_page_commit(struct rb_cpu *buf, u32 id)
 static inline u64 *rb_page_ts(struct rb_cpu *buf, u32 id)
 {
 	return (u64 *)((char *)buf->pages[id].addr + FTP_TS_OFFSET);
+}
+
+/* Events in page @id since the writer last entered it. */
+static inline u32 rb_page_entries(struct rb_cpu *buf, u32 id)
+{
+	return (u32)(local_read(&buf->pages[id].entries) - buf->pages[id].entries_base);
 }
 
 static inline u32 rb_page_len(struct rb_cpu *buf, u32 id)

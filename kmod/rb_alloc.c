@@ -94,8 +94,9 @@ void rb_cpu_reset(struct rb_cpu *buf)
 		pg->prev = i == 1 ? n : i - 1;
 		pg->real_end = 0;
 		pg->flags = 0;
-		pg->lost = 0;
 		local_set(&pg->entries, 0);
+		pg->entries_base = 0;
+		pg->drops_mark = 0;
 	}
 	buf->pages[0].next = 1;		/* reader page: leads into the ring */
 	buf->pages[0].prev = 0;
@@ -103,6 +104,7 @@ void rb_cpu_reset(struct rb_cpu *buf)
 	buf->commit_id = 1;
 	local_set(&buf->head, 1);
 	local_set(&buf->tail, RB_TAIL(1, 0));
+	buf->ctx = 0;
 	local_set(&buf->nest, 0);
 	local_set(&buf->reserves, 0);
 	local_set(&buf->nested_seq, 0);
@@ -116,7 +118,7 @@ void rb_cpu_reset(struct rb_cpu *buf)
 	local_set(&buf->lost_full, 0);
 	local_set(&buf->lost_busy, 0);
 	local_set(&buf->lost_too_big, 0);
-	local_set(&buf->lost_pending, 0);
+	local_set(&buf->drops, 0);
 	local_set(&buf->pages_done, 0);
 	local_set(&buf->pages_gone, 0);
 	buf->read = 0;
@@ -125,6 +127,7 @@ void rb_cpu_reset(struct rb_cpu *buf)
 	buf->reader_counted = 0;
 	buf->lost_events = 0;
 	buf->last_overrun = 0;
+	buf->last_drops = 0;
 	memset(buf->meta, 0, FTP_HDR_SIZE + buf->data_size);
 	((struct ftring_meta *)buf->meta)->writer = 1;	/* the tail page, as set above */
 	rb_update_meta(buf);

@@ -20,7 +20,12 @@
 #include <linux/sched/clock.h>
 #include <linux/timekeeping.h>
 #include <linux/trace_clock.h>
+#include <linux/preempt.h>
 #include <asm/local.h>
+/* 0 task, 1 softirq, 2 hardirq, 3 NMI: the writer's context (recursion guard) */
+#define RB_CTX_LEVEL()		interrupt_context_level()
+/* where the user-space stress test interrupts a page switch; nothing here */
+#define RB_TEST_POINT(buf)	do { } while (0)
 /*
  * Pages are written in the little-endian ftrace layout (common/ftrace_page.h:
  * type_len in the low 5 bits of the event header, little-endian words) that every

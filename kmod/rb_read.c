@@ -66,7 +66,7 @@ int rb_reader_swap(struct rb_cpu *buf)
 	tail_id = RB_TAIL_ID(tail);
 	len = rb_page_len(buf, r);
 	if (len > buf->reader_read) {
-		u32 entries = (u32)local_read(&buf->pages[r].entries);
+		u32 entries = rb_page_entries(buf, r);
 
 		buf->read += entries - buf->reader_counted;
 		buf->reader_counted = entries;
@@ -92,13 +92,14 @@ int rb_reader_swap(struct rb_cpu *buf)
 	buf->reader_id = head;
 
 	overrun = local_read(&buf->overrun);
-	missed = hpg->lost + overrun - buf->last_overrun;
+	/* drops since the page read before it: those before pages overwritten unread too */
+	missed = hpg->drops_mark - buf->last_drops + overrun - buf->last_overrun;
 	buf->last_overrun = overrun;
-	hpg->lost = 0;
+	buf->last_drops = hpg->drops_mark;
 	rb_stamp_missed(buf, head, missed, head == tail_id);
 	buf->lost_events = missed;
 
-	buf->reader_counted = (u32)local_read(&hpg->entries);
+	buf->reader_counted = rb_page_entries(buf, head);
 	buf->read += buf->reader_counted;
 	buf->reader_read = rb_page_len(buf, head);
 	if (head != tail_id)

@@ -13,13 +13,25 @@
  *      one page with cmpxchg and count its events as overrun; but never into an
  *      unpublished page (the commit page, or any ring page while the commit page
  *      is the reader page): an outer writer is still writing there: drop
- *   G  claim the next page: cmpxchg tail (id, FULL | off) -> (next, INIT)
- *   H  reset the page (it is ours alone: writers seeing INIT drop), then
- *      tail = (next, 0), then the meta page's writer = next
- * Any writer (outer or nested) may run E..H; a cmpxchg failure at E or G means
- * another one got there first, and the caller retries its reservation. A writer
- * interrupting H (only an interrupt nested in the winner can) drops its event:
- * spinning would wait for the very context it interrupted.
+ *   H  prepare the next page (its count's base, the drops before it, its commit
+ *      word), still outside it
+ *   G  enter it: cmpxchg tail (id, FULL | off) -> (next, 0); the winner counts
+ *      the page done and names the next page in the meta page
+ * Any writer (outer or nested) may run every step, and no step waits for another
+ * writer: a cmpxchg failure at E or G means another one got there first, and the
+ * caller retries its reservation. So a writer interrupting a page switch helps it
+ * along and never drops its event.
+ *
+ * What makes H safe to finish late: nesting is last in, first out, so a writer
+ * interrupted in H resumes only after the interrupt has, perhaps, prepared and
+ * entered the page, written to it, even left it. H reads its inputs, checks that
+ * nobody has entered the page yet, and only then stores, so its stores are the
+ * values the interrupt stored too (or, for @drops_mark, an older one: a drop is
+ * then reported one page later, never lost). And nothing a writer does in the page
+ * undoes them: counts grow from a base, the commit word is published by the
+ * outermost writer only, after H is done; the page's time stamp is written by its
+ * first event, not here. The interrupt cannot go round the ring and enter the
+ * page a second time: the commit page (ours, or behind it) stops it at F.
  */
 #include "rb_write.h"
 
@@ -31,36 +43,53 @@
 void rb_drop(struct rb_cpu *buf, local_t *cause)
 {
 	local_inc(cause);
-	local_inc(&buf->lost_pending);
+	local_inc(&buf->drops);
 	rb_end(buf);
 }
 
+/*
+ * Names the writer's page in the meta page for a mapping reader (the page left
+ * behind has no padding: the reader must know we are gone). Stored until it holds
+ * what the tail says: an interrupt may have moved on between our load and store.
+ */
+static void rb_meta_writer(struct rb_cpu *buf)
+{
+	struct ftring_meta *meta = buf->meta;
+	int loops = 0;
+	u32 id;
+
+	do {
+		id = RB_TAIL_ID(rb_tail_read(buf));
+		WRITE_ONCE(meta->writer, id);
+		barrier();
+		RB_TEST_POINT(buf);
+	} while (RB_TAIL_ID(rb_tail_read(buf)) != id && ++loops < RB_MAX_RETRIES);
+}
+
 /**
- * rb_move_tail() - move the writer to the next page (steps E..H above).
+ * rb_move_tail() - move the writer to the next page (steps E..G above).
  * @buf:	The buffer, with the calling writer counted in @buf->nest.
  * @tail:	The tail value the caller found not to fit its event.
  *
- * Return: 0 to retry the reservation, or -ENOSPC/-EBUSY when the event was
- * dropped (counted; the writer section has been left).
+ * Return: 0 to retry the reservation, or -ENOSPC when the event was dropped
+ * (counted; the writer section has been left).
  */
 int rb_move_tail(struct rb_cpu *buf, unsigned long tail)
 {
 	u32 id = RB_TAIL_ID(tail), next, head;
+	unsigned long entries, drops;
 	struct rb_page *pg;
-	unsigned long lost;
 	long gone;
 
-	if (tail & RB_TAIL_INIT) {
-		rb_drop(buf, &buf->lost_busy);
-		return -EBUSY;
-	}
 	if (!(tail & RB_TAIL_FULL)) {
 		if (!rb_tail_cmpxchg(buf, tail, tail | RB_TAIL_FULL))
 			return 0;				/*E*/
 		tail |= RB_TAIL_FULL;
+		RB_TEST_POINT(buf);
 	}
 
 	next = buf->pages[id].next;
+	pg = &buf->pages[next];
 	head = (u32)local_read(&buf->head);
 	if (next == head && id != buf->reader_id) {		/*F*/
 		/*
@@ -76,31 +105,40 @@ int rb_move_tail(struct rb_cpu *buf, unsigned long tail)
 		}
 		/*
 		 * Count before the cmpxchg: once head has moved, a nested writer
-		 * may enter the page and reset its count. Until then nobody
+		 * may enter the page and start its next lap. Until then nobody
 		 * writes to it (entering it needs this very head move).
 		 */
-		gone = local_read(&buf->pages[next].entries);
-		if (local_cmpxchg(&buf->head, head, buf->pages[next].next) == head) {
+		gone = rb_page_entries(buf, next);
+		RB_TEST_POINT(buf);
+		if (local_cmpxchg(&buf->head, head, pg->next) == head) {
+			RB_TEST_POINT(buf);
 			local_add(gone, &buf->overrun);
 			local_inc(&buf->pages_gone);
 		}
+		RB_TEST_POINT(buf);
 	}
 	/* the same value whoever stores it */
 	buf->pages[id].real_end = RB_TAIL_OFF(tail);
-	barrier();
-	if (!rb_tail_cmpxchg(buf, tail, RB_TAIL(next, RB_TAIL_INIT)))
-		return 0;					/*G*/
 
-	pg = &buf->pages[next];					/*H*/
-	local_set(&pg->entries, 0);
+	entries = local_read(&pg->entries);			/*H*/
+	drops = local_read(&buf->drops);
+	barrier();
+	RB_TEST_POINT(buf);
+	if (rb_tail_read(buf) != tail)
+		return 0;	/* somebody entered it: what we read may be stale */
+	RB_TEST_POINT(buf);
+	pg->entries_base = entries;
+	RB_TEST_POINT(buf);
+	pg->drops_mark = drops;
 	pg->flags = 0;
-	pg->real_end = 0;
-	lost = local_read(&buf->lost_pending);
-	local_sub(lost, &buf->lost_pending);
-	/* drops before an overwritten, never read page stay reported */
-	pg->lost += lost;
+	RB_TEST_POINT(buf);
 	WRITE_ONCE(*rb_page_commit(buf, next), 0);
-	WRITE_ONCE(*rb_page_ts(buf, next), 0);
+	/* the page is prepared before any writer can reserve in it */
+	barrier();
+	RB_TEST_POINT(buf);
+	if (!rb_tail_cmpxchg(buf, tail, RB_TAIL(next, 0)))
+		return 0;					/*G*/
+	RB_TEST_POINT(buf);
 	/*
 	 * A page the reader swapped out while we wrote on it is the reader's
 	 * already: it must not count as a full ring page for the watermark, or a
@@ -108,11 +146,7 @@ int rb_move_tail(struct rb_cpu *buf, unsigned long tail)
 	 */
 	if (id != buf->reader_id)
 		local_inc(&buf->pages_done);
-	/* the reset is done before any writer can reserve in the page */
-	barrier();
-	local_set(&buf->tail, RB_TAIL(next, 0));
-	/* the page left behind has no padding: tell a mapping reader we are gone */
-	WRITE_ONCE(((struct ftring_meta *)buf->meta)->writer, next);
+	rb_meta_writer(buf);
 	return 0;
 }
 
@@ -135,8 +169,6 @@ void rb_publish_slow(struct rb_cpu *buf)
 		tail = rb_tail_read(buf);
 		cid = buf->commit_id;
 		if (RB_TAIL_ID(tail) == cid) {
-			if (FTRING_WARN_ON(buf, tail & RB_TAIL_INIT))
-				return;
 			/* event bytes before the commit word that covers them */
 			smp_wmb();
 			WRITE_ONCE(*rb_page_commit(buf, cid),

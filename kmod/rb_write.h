@@ -5,6 +5,7 @@
  * CPU. The caller has preemption disabled and stays on the CPU of @buf.
  *
  * Reservation (rb_reserve), key steps labelled:
+ *   R  recursion guard: one writer per context level at a time (see below)
  *   A  nest++ (we are the outermost writer iff it becomes 1)
  *   B  read tail, then (outermost only) nested_seq/stamp_seq/last_ts, then clock
  *   C  cmpxchg tail -> tail + length; failure = a nested writer moved it: retry
@@ -23,6 +24,13 @@
  * Commit (rb_commit): events are written in place; only the outermost writer
  * publishes the page commit word, after smp_wmb(), and re-checks @reserves after
  * leaving so a writer that interrupted its exit is never left unpublished.
+ *
+ * Recursion (R): a writer that starts while another of the same context level is
+ * in progress on the CPU did not interrupt it: something the first one called
+ * (a probe's helper, a traced function, a WARN) traces again. One such level is
+ * let through, as upstream's trace_recursive_lock() does for the moment an
+ * interrupt runs before the preempt count says so; a second is dropped (counted
+ * in lost_busy) instead of recursing until the stack overflows.
  */
 #ifndef FTRING_RB_WRITE_H
 #define FTRING_RB_WRITE_H
@@ -50,13 +58,44 @@ static __always_inline u64 rb_clock(struct rb_cpu *buf)
 	return rb_clock_read(buf->clock);
 }
 
+#define RB_CTX_TRANSITION	4
+
+/* Step R: false if this context already has a writer (and a transition one). */
+static __always_inline bool rb_recursion_enter(struct rb_cpu *buf)
+{
+	unsigned int ctx = READ_ONCE(buf->ctx), bit = RB_CTX_LEVEL();
+
+	if (unlikely(ctx & BIT(bit))) {
+		bit = RB_CTX_TRANSITION;
+		if (ctx & BIT(bit))
+			return false;
+	}
+	/* an interrupt between the load and the store puts back what it found */
+	WRITE_ONCE(buf->ctx, ctx | BIT(bit));
+	barrier();
+	return true;
+}
+
+/* Leaves step R: the innermost writer is the transition one, else the highest level. */
+static __always_inline void rb_recursion_exit(struct rb_cpu *buf)
+{
+	unsigned int ctx = READ_ONCE(buf->ctx);
+
+	barrier();
+	if (ctx & BIT(RB_CTX_TRANSITION))
+		ctx &= ~BIT(RB_CTX_TRANSITION);
+	else
+		ctx &= ~BIT(fls(ctx) - 1);
+	WRITE_ONCE(buf->ctx, ctx);
+}
+
 /* Publishes what the writers have written: called with every writer done. */
 static __always_inline void rb_publish(struct rb_cpu *buf)
 {
 	unsigned long tail = rb_tail_read(buf);
 	u32 id = RB_TAIL_ID(tail);
 
-	if (likely(id == buf->commit_id && !(tail & RB_TAIL_INIT))) {
+	if (likely(id == buf->commit_id)) {
 		/* event bytes before the commit word that covers them */
 		smp_wmb();
 		WRITE_ONCE(*rb_page_commit(buf, id),
@@ -93,6 +132,7 @@ again:
 		local_inc(&buf->nest);
 		goto again;
 	}
+	rb_recursion_exit(buf);
 	if (unlikely(READ_ONCE(buf->waiters)) && rb_readable(buf))
 		irq_work_queue(&buf->wake_work);
 }
@@ -116,6 +156,11 @@ static __always_inline void *rb_reserve(struct rb_cpu *buf, u32 payload)
 	char *ev;
 	int loops;
 
+	if (unlikely(!rb_recursion_enter(buf))) {		/*R*/
+		local_inc(&buf->lost_busy);
+		local_inc(&buf->drops);
+		return NULL;
+	}
 	outer = local_inc_return(&buf->nest) == 1;		/*A*/
 	local_inc(&buf->reserves);
 	if (!outer)
@@ -150,7 +195,7 @@ static __always_inline void *rb_reserve(struct rb_cpu *buf, u32 payload)
 		} else if (off) {
 			extra = FTP_EXTEND_LEN;	/* absolute TIME_STAMP */
 		}
-		if (unlikely((tail & (RB_TAIL_FULL | RB_TAIL_INIT)) ||
+		if (unlikely((tail & RB_TAIL_FULL) ||
 			     off + extra + len > buf->data_size)) {
 			int ret = rb_move_tail(buf, tail);
 

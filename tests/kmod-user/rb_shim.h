@@ -141,4 +141,21 @@ static inline struct page *alloc_pages_node(int node, int gfp, int order)
 	return (struct page *)p;
 }
 
+static inline int fls(unsigned int x)
+{
+	return x ? 32 - __builtin_clz(x) : 0;
+}
+
+/* the writer's context level: the test's handlers set it (0 task, 2 "irq", 3 "NMI") */
+extern __thread unsigned int rb_shim_ctx;
+#define RB_CTX_LEVEL()		rb_shim_ctx
+
+/* a test may interrupt the ring buffer's slow path at each RB_TEST_POINT() */
+extern void (*rb_shim_point)(void *buf);
+#define RB_TEST_POINT(buf)						\
+	do {								\
+		if (rb_shim_point)					\
+			rb_shim_point(buf);				\
+	} while (0)
+
 #endif /* RB_SHIM_H */

@@ -14,7 +14,13 @@
  *   overwrite mode: its last marker is there (the newest data is kept);
  * and ENOSPC returns <= lost, with a loss actually provoked.
  *
+ * With -b N, N tickers per CPU sleep to one shared absolute deadline, so a single
+ * hrtimer interrupt wakes them all: N sched_wakeup events in a row from hard IRQ
+ * context, nested into the marker writer, enough to go round a small ring under a
+ * writer the interrupt cut off. The longest such run is checked to be there.
+ *
  *   ftring_flood -m discard|overwrite [-n NR_SUBBUFS] [-d SECONDS] [-r READER_SLEEP_US]
+ *                [-b TICKERS_PER_CPU]
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -36,11 +42,13 @@ static int mode = -1;
 static unsigned int nr_subbufs = 4;
 static double duration = 3.0;
 static unsigned int reader_sleep_us = 2000;
+static unsigned int nr_tickers = 1;
+static double tickers_end;	/* a crowd stops first: the writer's last marker is newest */
 static atomic_int writers_stop, readers_stop;
 
 struct cpu_ctx {
 	int			cpu;
-	pthread_t		writer, ticker, reader;
+	pthread_t		writer, reader, *tickers;
 	pid_t			writer_tid;
 	/* writer */
 	long			attempts, ok, nospc, other;
@@ -54,6 +62,7 @@ struct cpu_ctx {
 	long			events, by_type[FTRING_NR_EVENTS];
 	long			markers, marker_bad, marker_order, last_seq;
 	long			irq_events;
+	long			irq_run, max_irq_run;	/* hard IRQ events in a row */
 	long			bad_pages, backwards, unknown_type, reader_errs;
 	long			missed_mismatch, swaps;
 	long			regrown;	/* events found in a reader page re-read grown */
@@ -101,14 +110,27 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+/*
+ * Sleeps to the next multiple of the period: every ticker of the CPU to the same
+ * instant, which one hrtimer interrupt serves. 1 ms alone (a TCG vCPU keeps up);
+ * 10 ms for a crowd, so that all of it is asleep again by the next one.
+ */
 static void *ticker(void *arg)
 {
 	struct cpu_ctx *c = arg;
-	struct timespec ts = { 0, 1000000 };	/* 1 ms: a TCG vCPU keeps up */
+	long period = nr_tickers > 1 ? 10000000L : 1000000L;
+	struct timespec ts;
 
 	ft_pin(c->cpu);
-	while (!atomic_load(&writers_stop))
-		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	while (!atomic_load(&writers_stop) && now() < tickers_end) {
+		long long t;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t = ((long long)ts.tv_sec * 1000000000LL + ts.tv_nsec) / period * period + period;
+		ts.tv_sec = t / 1000000000LL;
+		ts.tv_nsec = t % 1000000000LL;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
 	return NULL;
 }
 
@@ -119,6 +141,12 @@ static void check_event(const struct ftp_event *ev, void *arg)
 	int idx = ft_ev_index(e->type);
 
 	c->events++;
+	if (e->flags & 0x08 /* TRACE_FLAG_HARDIRQ */) {
+		if (++c->irq_run > c->max_irq_run)
+			c->max_irq_run = c->irq_run;
+	} else {
+		c->irq_run = 0;
+	}
 	if (idx < 0 || idx >= FTRING_NR_EVENTS) {
 		c->unknown_type++;
 		return;
@@ -275,8 +303,8 @@ static int setup(void)
 
 static void report(void)
 {
-	long tot_nospc = 0, tot_irq = 0;
-	uint64_t tot_lost = 0;
+	long tot_nospc = 0, tot_irq = 0, max_run = 0;
+	uint64_t tot_lost = 0, tot_busy = 0;
 	int i;
 
 	for (i = 0; i < ncpus; i++) {
@@ -346,19 +374,34 @@ static void report(void)
 		tot_nospc += c->nospc;
 		tot_lost += st.lost + st.overrun;
 		tot_irq += c->irq_events;
+		tot_busy += st.lost_busy;
+		if (c->max_irq_run > max_run)
+			max_run = c->max_irq_run;
 	}
 	ksft_test_result(tot_lost > 0, "overflow_provoked (lost+overrun %llu)\n",
 			 (unsigned long long)tot_lost);
 	ksft_test_result(tot_irq > 0, "irq_context_events (%ld)\n", tot_irq);
+	/*
+	 * A writer that interrupts another, even mid page switch, writes (the guest has
+	 * no NMI to land in a reader swap): only a full ring drops.
+	 */
+	ksft_test_result(!tot_busy, "no_busy_drops (%llu)\n", (unsigned long long)tot_busy);
+	ksft_print_msg("longest run of hard IRQ events: %ld\n", max_run);
+	/* a crowd's wake-ups came as one burst (some tickers may lag a period) */
+	if (nr_tickers > 1)
+		ksft_test_result(max_run >= nr_tickers / 2, "irq_burst_of_%u_nested (%ld)\n",
+				 nr_tickers / 2, max_run);
 	ksft_print_msg("write() returned ENOSPC %ld times\n", tot_nospc);
 }
 
 int main(int argc, char **argv)
 {
+	pthread_attr_t small;
+	unsigned int t;
 	double t0;
 	int opt, i, ret, strict;
 
-	while ((opt = getopt(argc, argv, "m:n:d:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:d:r:b:")) != -1) {
 		switch (opt) {
 		case 'm':
 			mode = !strcmp(optarg, "overwrite") ? FTRING_MODE_OVERWRITE :
@@ -373,13 +416,18 @@ int main(int argc, char **argv)
 		case 'r':
 			reader_sleep_us = strtoul(optarg, NULL, 0);
 			break;
+		case 'b':
+			nr_tickers = strtoul(optarg, NULL, 0);
+			if (!nr_tickers || nr_tickers > 1024)
+				mode = -1;
+			break;
 		default:
 			mode = -1;
 		}
 	}
 	if (mode < 0 || optind != argc) {
 		fprintf(stderr, "usage: %s -m discard|overwrite [-n NR_SUBBUFS] [-d SECONDS] "
-			"[-r READER_SLEEP_US]\n", argv[0]);
+			"[-r READER_SLEEP_US] [-b TICKERS_PER_CPU]\n", argv[0]);
 		return 2;
 	}
 	ksft_print_header();
@@ -399,17 +447,25 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("setup: %s\n", strerror(-ret));
 	if (ft_start(ctl))
 		ksft_exit_fail_msg("start: %s\n", strerror(errno));
+	pthread_attr_init(&small);
+	pthread_attr_setstacksize(&small, 64 << 10);
 	t0 = now();
+	tickers_end = nr_tickers > 1 ? t0 + duration - 0.5 : t0 + 1e9;
 	for (i = 0; i < ncpus; i++) {
+		cpus[i].tickers = calloc(nr_tickers, sizeof(pthread_t));
+		if (!cpus[i].tickers)
+			ksft_exit_fail_msg("no memory for %u tickers\n", nr_tickers);
 		pthread_create(&cpus[i].reader, NULL, reader, &cpus[i]);
-		pthread_create(&cpus[i].ticker, NULL, ticker, &cpus[i]);
+		for (t = 0; t < nr_tickers; t++)
+			pthread_create(&cpus[i].tickers[t], &small, ticker, &cpus[i]);
 		pthread_create(&cpus[i].writer, NULL, writer, &cpus[i]);
 	}
 	for (i = 0; i < ncpus; i++)
 		pthread_join(cpus[i].writer, NULL);
 	atomic_store(&writers_stop, 1);
 	for (i = 0; i < ncpus; i++)
-		pthread_join(cpus[i].ticker, NULL);
+		for (t = 0; t < nr_tickers; t++)
+			pthread_join(cpus[i].tickers[t], NULL);
 	ret = ft_ioctl(ctl, FTRING_IOC_STOP, NULL);
 	atomic_store(&readers_stop, 1);
 	for (i = 0; i < ncpus; i++)
