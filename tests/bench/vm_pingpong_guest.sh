@@ -71,6 +71,7 @@ ftring_run() {
 	ftring_ctl reset
 }
 
+kv kernel "$(uname -r)"
 kv rounds "$R"
 kv writes "$W"
 kv forks "$F"
