@@ -44,7 +44,7 @@ bench_row() {
 	done
 	ratio=$(bench_ratio "$ours" "$peer")
 	met=$(bench_goal_met "$ratio" "$goal")
-	printf '  %-44s ours %12s  peer %12s  %-10s ratio %6s%s\n' "$metric" "$ours" "$peer" \
+	printf '  %-50s ours %12s  peer %12s  %-10s ratio %6s%s\n' "$metric" "$ours" "$peer" \
 		"$unit" "$ratio" "${goal:+  (goal $goal: $met)}"
 	[ -z "${BENCH_ROWS:-}" ] || printf '%s,%s,%s,%s,%s,%s\n' "$metric" "$ours" "$peer" \
 		"$ratio" "$goal" "$unit" >>"$BENCH_ROWS"
