@@ -5,7 +5,9 @@
 # -f) as a part of a bigger guest script, then tests/bench/vm_pingpong --analyse reads
 # the out dir. Checks that every figure, row and CSV line is produced and is a number,
 # and that the guest part leaves tracefs and the module as it found them. Not timed, no
-# threshold on the figures themselves.
+# threshold on the figures themselves. Run again on 6.12 by tests/vm/090-kernel-6.12.sh
+# (VM_KVER set): there the analysis names the rows as `tests/bench/run vm_pingpong_6.12`
+# does (vm_pingpong --kver 6.12: rows 6.12.METRIC, plot data producer-6.12.csv).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$TOP/tests/vm/lib.sh"
 
@@ -16,6 +18,11 @@ fi
 vm_outdir bench-smoke
 out=$VM_DIR
 guest=$TOP/tests/bench/vm_pingpong_guest.sh
+kver=() pfx= csv=$out/producer.csv
+if [ -n "${VM_KVER:-}" ]; then
+	series=$(sed -E 's/^([0-9]+\.[0-9]+)\..*/\1/' <<<"$VM_KVER")
+	kver=(--kver "$series") pfx=$series. csv=$out/producer-$series.csv
+fi
 
 # The bigger guest script: state of tracefs and ftring before and after the part.
 cat >"$out/part.sh" <<'EOF'
@@ -44,13 +51,15 @@ if [[ $before =~ buffer_size_kb=[0-9]+\ \(expanded:\ ([0-9]+)\) ]]; then
 fi
 t_eq bench-smoke.state "$after" "$before"
 
-BENCH_RESULTS=$out BENCH_ROWS=$out/rows.csv "$TOP/tests/bench/vm_pingpong" --analyse "$out" \
-	>"$out/report.out" 2>&1
+BENCH_RESULTS=$out BENCH_ROWS=$out/rows.csv "$TOP/tests/bench/vm_pingpong" "${kver[@]}" \
+	--analyse "$out" >"$out/report.out" 2>&1
 t_eq bench-smoke.analyse "$?" 0
 rep=$(cat "$out/report.out")
 sed 's/^/# /' <<<"$rep"
 
 num='-?[0-9]+(\.[0-9]+)?'
+# the kernel the guest part says it ran on (VM_KVER's, when set)
+t_check bench-smoke.kernel grep -qF ", kernel ${VM_KVER:-}" <<<"$(head -n 1 <<<"$rep")"
 t_check bench-smoke.untraced test "$(grep -cE "^  untraced +$num\$" <<<"$rep")" = 2
 t_check bench-smoke.ftrace test "$(grep -cE "^  ftrace( +$num){4}( +\+-$num)?\$" <<<"$rep")" = 2
 have_ko=0
@@ -77,17 +86,16 @@ rows() { cat "$out/rows.csv" 2>/dev/null; }
 if [ $have_ko = 1 ]; then
 	for m in producer.pingpong.cost_per_event producer.forkexec.cost_per_event \
 		marker.16.net_cost marker.128.net_cost marker.1024.net_cost; do
-		t_check "bench-smoke.row.$m" grep -qE "^$m,$num,$num,(inf|$num),<=0\.[36],units/" \
-			<<<"$(rows)"
+		t_check "bench-smoke.row.$m" grep -qE \
+			"^$pfx$m,$num,$num,(inf|$num),<=0\.[36],units/" <<<"$(rows)"
 	done
 	for l in pingpong forkexec; do
-		t_check "bench-smoke.events.$l" awk -F, -v m="producer.$l.events_per_op" \
+		t_check "bench-smoke.events.$l" awk -F, -v m="${pfx}producer.$l.events_per_op" \
 			'$1 == m { ok = $2 > 0 && $3 > 0 } END { exit !ok }' "$out/rows.csv"
 	done
 fi
 
 # producer.csv: the header and one line per load and tracer, numbers in both columns.
-csv=$out/producer.csv
 t_eq bench-smoke.csv.header "$(head -n 1 "$csv" 2>&1)" "load,tracer,units_per_op,added_per_event"
 want=$((2 * (2 + have_ko) + 3 * (2 + have_ko)))
 line="^(pingpong|forkexec|marker(16|128|1024)),(untraced|null|ftrace|ftring),$num,$num\$"
