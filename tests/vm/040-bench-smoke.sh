@@ -18,7 +18,7 @@ fi
 vm_outdir bench-smoke
 out=$VM_DIR
 guest=$TOP/tests/bench/vm_pingpong_guest.sh
-kver=() pfx= csv=$out/producer.csv
+kver=() pfx='' csv=$out/producer.csv
 if [ -n "${VM_KVER:-}" ]; then
 	series=$(sed -E 's/^([0-9]+\.[0-9]+)\..*/\1/' <<<"$VM_KVER")
 	kver=(--kver "$series") pfx=$series. csv=$out/producer-$series.csv
