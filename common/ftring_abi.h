@@ -474,10 +474,13 @@ struct ftring_watch_hit {
  * Marker: write() on /dev/ftring/marker of 1..FTRING_MARKER_MAX bytes records one
  * ftring/marker event on the writer's CPU and returns the count; longer writes
  * are truncated to FTRING_MARKER_MAX (the count returned says so). ENODATA when
- * not recording or the marker event is disabled. A write the ring has no room for
- * is dropped and counted (lost_full) and returns the count as if written, so the
- * tracer never makes the traced program fail; with the module parameter
- * strict_writes=1 it fails with ENOSPC instead. The same holds for /dev/ftring/fxt.
+ * not recording or the marker event is disabled. EFAULT when the text cannot be
+ * read (no record), or stopped being readable while it was copied into the record
+ * (the one record then reads "<faulted>", as trace_marker's). A write the ring has
+ * no room for is dropped and counted (lost_full) and returns the count as if
+ * written, so the tracer never makes the traced program fail; with the module
+ * parameter strict_writes=1 it fails with ENOSPC instead. The same drop rule holds
+ * for /dev/ftring/fxt.
  */
 #define FTRING_MARKER_MAX	4000
 

@@ -11,12 +11,12 @@
  * ones are faulted in, then copied straight into the record with page faults
  * disabled: one copy and no allocation. Should that copy still fault (the
  * memory went away in between), the record is committed reading "<faulted>"
- * and the text is copied again through the heap.
+ * and the write fails with EFAULT, as trace_marker does: one write, at most
+ * one record, and the writer learns that its text was not recorded.
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/pagemap.h>
-#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "compat.h"
 #include "ftring.h"
@@ -76,26 +76,17 @@ static __always_inline ssize_t ftring_marker_put(const char *ktext, const char _
 	return faulted ? -EFAULT : len;
 }
 
-/* A text longer than the stack buffer: copied in place (see the top). */
+/*
+ * A text longer than the stack buffer: copied in place (see the top). A page
+ * that went away after the fault-in leaves the one record reading "<faulted>"
+ * and -EFAULT; the text is not copied again (that would be a second record).
+ */
 static noinline ssize_t ftring_marker_write_long(const char __user *ubuf, size_t len)
 {
-	ssize_t ret;
-	char *text;
-
 	/* a bad pointer fails here (access_ok() included) and leaves no record */
 	if (fault_in_readable(ubuf, len))
 		return -EFAULT;
-	ret = ftring_marker_put(NULL, ubuf, len);
-	if (likely(ret != -EFAULT))
-		return ret;
-
-	/* rare: a page went away after the fault-in; copy with faults allowed */
-	text = memdup_user(ubuf, len);
-	if (IS_ERR(text))
-		return PTR_ERR(text);
-	ret = ftring_marker_put(text, NULL, len);
-	kfree(text);
-	return ret;
+	return ftring_marker_put(NULL, ubuf, len);
 }
 
 /*
