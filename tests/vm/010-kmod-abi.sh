@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # ftring module ABI in a 2-vCPU guest: load/unload, /dev/ftring nodes (0600), the
 # kselftest-harness mmap ABI test (tests/vm/progs/ftring_map_test.c: meta page, mapping
-# rules, overwrite/discard semantics, control ioctls) and a random-ioctl fuzzer; the
-# guest's kernel log must stay free of warnings.
+# rules, overwrite/discard semantics, a marker whose text is zapped during its copy,
+# control ioctls) and a random-ioctl fuzzer; the guest's kernel log must stay free of
+# warnings.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$TOP/tests/vm/lib.sh"
 

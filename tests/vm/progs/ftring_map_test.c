@@ -4,7 +4,8 @@
  * tools/testing/selftests/ring-buffer/map_test.c: one fixture per CPU maps that
  * CPU's meta page and checks the fields after a reset, after known marker writes and
  * across GET_READER; the mapping rules (read-only, shared, bounded); that overwrite
- * mode keeps exactly the newest events and discard mode exactly the oldest. The
+ * mode keeps exactly the newest events and discard mode exactly the oldest; that a
+ * marker whose text goes away during its copy leaves one record. The
  * control-device tests check every ioctl's argument validation and EBUSY rules.
  *
  * Only the marker event is enabled, so every count is exact.
@@ -18,6 +19,7 @@
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #include "ftring_test.h"
 #include "ftring_events.h"
@@ -217,10 +219,19 @@ static int write_markers(int mfd, long first, long n)
 			SKIP(return, "setup skipped");			\
 	} while (0)
 
-/* GET_READER until the buffer is empty, collecting every marker; returns -errno. */
-static int drain(struct _test_data_map *self, struct seen *s, uint64_t *lost_events)
+/* Where a reader is: its sub-buffer and how much of it was walked. */
+struct drain_pos {
+	uint32_t	id, done;
+};
+
+/*
+ * GET_READER until the buffer is empty, calling @fn for every event past @pos (kept
+ * for the next call, so a reader may drain while the ring is written); -errno.
+ */
+static int drain_from(struct _test_data_map *self, struct drain_pos *pos,
+		      ft_event_fn fn, void *arg, uint64_t *lost_events)
 {
-	uint32_t id = self->meta->reader.id, done = 0, len;
+	uint32_t id = pos->id, done = pos->done, len;
 	int loops, ret;
 
 	for (loops = 0; loops < 100000; loops++) {
@@ -233,8 +244,11 @@ static int drain(struct _test_data_map *self, struct seen *s, uint64_t *lost_eve
 		page = reader_page(self);
 		/* one snapshot: the writer may still append to the reader page */
 		len = ft_page_len_acquire(page);
-		if (self->meta->reader.id == id && len == done)
+		if (self->meta->reader.id == id && len == done) {
+			pos->id = id;
+			pos->done = done;
 			return 0;	/* nothing new: empty */
+		}
 		if (self->meta->reader.id != id) {
 			id = self->meta->reader.id;
 			done = 0;
@@ -245,13 +259,20 @@ static int drain(struct _test_data_map *self, struct seen *s, uint64_t *lost_eve
 				return -EBADMSG;
 		}
 		/* A page handed out again has grown: only its new part is new. */
-		ret = ft_walk_page_range(page, self->meta->subbuf_size, done, len,
-					 collect_marker, s);
+		ret = ft_walk_page_range(page, self->meta->subbuf_size, done, len, fn, arg);
 		if (ret < 0)
 			return ret;
 		done = len;
 	}
 	return -ELOOP;
+}
+
+/* GET_READER until the buffer is empty, collecting every marker; returns -errno. */
+static int drain(struct _test_data_map *self, struct seen *s, uint64_t *lost_events)
+{
+	struct drain_pos pos = { .id = self->meta->reader.id };
+
+	return drain_from(self, &pos, collect_marker, s, lost_events);
 }
 
 TEST_F(map, meta_page_check)
@@ -596,6 +617,234 @@ TEST_F(map, discard_drop_returns_count)
 {
 	MAP_SKIP_IF_NEEDED();
 	discard_keeps_oldest(_metadata, self, variant->cpu, 0);
+}
+
+/*
+ * #13: a long marker (copied in place, with page faults disabled) whose page goes
+ * away between the fault-in and the copy: the one record reads "<faulted>" and the
+ * write fails with EFAULT, as upstream's trace_marker; the text is not recorded a
+ * second time. The text lies across two pages of a shared anonymous mapping that
+ * another thread, on another CPU, keeps zapping (MADV_DONTNEED drops the page table
+ * entries, the text stays in shmem), so some in-place copies fault. The writer's
+ * records come in write order on its CPU: each write that returned its count has
+ * exactly one record, its text; each that failed with EFAULT at most one, reading
+ * "<faulted>". A run without a faulted copy says so (SKIP) rather than pass.
+ */
+#define FLT_LEN		3000	/* > the 128-byte stack copy: copied in place */
+#define FLT_HEAD	13	/* "flt-%08ld-" */
+#define FLT_TAIL	9	/* "-%08ld" */
+#define FLT_BATCH	256	/* writes between two drains, < the ring's sub-buffers */
+#define FLT_SUBBUFS	512	/* one 3000-byte marker per sub-buffer */
+#define FLT_HITS	12	/* faulted copies enough to stop early */
+#define FLT_SECONDS	20
+#define FLT_FAULTED	"<faulted>"
+
+/* Writes @seq's tags into the text @t (its filler is written once). */
+static void flt_tag(char *t, long seq)
+{
+	char tag[16];
+
+	snprintf(tag, sizeof(tag), "flt-%08ld-", seq);
+	memcpy(t, tag, FLT_HEAD);
+	snprintf(tag, sizeof(tag), "-%08ld", seq);
+	memcpy(t + FLT_LEN - FLT_TAIL, tag, FLT_TAIL);
+}
+
+static void flt_fill(char *t)
+{
+	for (int i = 0; i < FLT_LEN; i++)
+		t[i] = 'a' + i % 26;
+}
+
+struct flt_zapper {
+	char	*map;
+	size_t	len;
+	int	cpu;
+	int	stop;
+	long	zaps;
+};
+
+static void *flt_zap(void *arg)
+{
+	struct flt_zapper *z = arg;
+
+	if (ft_pin(z->cpu))
+		return NULL;
+	while (!__atomic_load_n(&z->stop, __ATOMIC_RELAXED)) {
+		if (madvise(z->map, z->len, MADV_DONTNEED))
+			break;
+		z->zaps++;
+	}
+	return NULL;
+}
+
+/* What the writes returned and what their records say, in write order. */
+struct flt_check {
+	pid_t	tid;
+	ssize_t	*ret;		/* by write, FLT_BATCH at most unresolved */
+	long	nwrites;	/* writes done */
+	long	next;		/* the first write whose record is still to come */
+	char	expect[FLT_LEN];
+	long	texts;		/* records holding their write's text */
+	long	faulted;	/* "<faulted>" records of EFAULT writes: the fix */
+	long	faulted_ok;	/* "<faulted>" records of writes that returned their count */
+	long	efault_bare;	/* EFAULT writes without a record */
+	long	missing;	/* writes that returned their count, without their text */
+	long	dup;		/* a text recorded again */
+	long	failed_text;	/* EFAULT writes whose text was recorded */
+	long	wrong;		/* a text that is not what was written */
+	long	bad;		/* not a marker of this thread, or a broken layout */
+	char	first[160];	/* the first anomaly */
+};
+
+#define FLT_RING	(2 * FLT_BATCH)
+#define FLT_RET(c, seq)	((c)->ret[(seq) % FLT_RING])
+
+static void flt_note(struct flt_check *c, long *counter, const char *what, long seq)
+{
+	(*counter)++;
+	if (!c->first[0])
+		snprintf(c->first, sizeof(c->first), "write %ld (returned %zd): %s", seq,
+			 seq >= 0 && seq < c->nwrites ? FLT_RET(c, seq) : 0, what);
+}
+
+static void flt_record(const struct ftp_event *ev, void *arg)
+{
+	const struct ftring_ev_marker *m = ev->payload;
+	struct flt_check *c = arg;
+	uint32_t off = m->buf & 0xffff, len = m->buf >> 16;
+	const char *txt = (const char *)m + off;
+	char *end;
+	long seq;
+
+	if (m->ent.type != MARKER_ID || m->ent.pid != c->tid || m->pid != c->tid ||
+	    off < sizeof(*m) || !len || off + len > ev->payload_len || txt[len - 1]) {
+		flt_note(c, &c->bad, "a record not of this thread, or broken", c->next);
+		return;
+	}
+	if (!strcmp(txt, FLT_FAULTED)) {
+		if (c->next < c->nwrites && FLT_RET(c, c->next) == -EFAULT) {
+			c->faulted++;
+			c->next++;
+		} else {
+			/* the old retry: "<faulted>", then the text again */
+			flt_note(c, &c->faulted_ok, "a <faulted> record, yet the write succeeded",
+				 c->next);
+		}
+		return;
+	}
+	if (strncmp(txt, "flt-", 4)) {
+		flt_note(c, &c->bad, "a record of another text", c->next);
+		return;
+	}
+	seq = strtol(txt + 4, &end, 10);
+	if (end != txt + FLT_HEAD - 1 || seq < 0 || seq >= c->nwrites) {
+		flt_note(c, &c->bad, "a text of no write", c->next);
+		return;
+	}
+	if (seq < c->next) {
+		flt_note(c, &c->dup, "its text recorded again", seq);
+		return;
+	}
+	for (; c->next < seq; c->next++)
+		if (FLT_RET(c, c->next) == -EFAULT)
+			c->efault_bare++;
+		else
+			flt_note(c, &c->missing, "no record", c->next);
+	c->next = seq + 1;
+	if (FLT_RET(c, seq) != FLT_LEN) {
+		flt_note(c, &c->failed_text, "failed, yet its text was recorded", seq);
+		return;
+	}
+	flt_tag(c->expect, seq);
+	if (len != FLT_LEN + 1 || memcmp(txt, c->expect, FLT_LEN)) {
+		flt_note(c, &c->wrong, "a record of another text", seq);
+		return;
+	}
+	c->texts++;
+}
+
+TEST_F_TIMEOUT(map, marker_fault_one_record, 120)
+{
+	long pg = self->page, ncpus = sysconf(_SC_NPROCESSORS_ONLN), other = 0, hits, nwrites;
+	struct flt_zapper z = { .len = 2 * pg };
+	struct flt_check *c;
+	struct ftring_cpu_stats st;
+	struct drain_pos pos;
+	struct timespec t0, t;
+	pthread_t th;
+	char *text;
+	ssize_t r;
+	int i;
+
+	MAP_SKIP_IF_NEEDED();
+	if (ncpus < 2)
+		SKIP(return, "needs a second CPU to zap the text from");
+	c = calloc(1, sizeof(*c));
+	ASSERT_NE(NULL, c);
+	c->ret = calloc(FLT_RING, sizeof(*c->ret));
+	ASSERT_NE(NULL, c->ret);
+	c->tid = gettid_();
+	flt_fill(c->expect);
+	z.map = mmap(NULL, z.len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, z.map);
+	text = z.map + pg - FLT_LEN / 2;	/* half on each page */
+	flt_fill(text);
+	z.cpu = (variant->cpu + 1) % ncpus;
+
+	ASSERT_EQ(0, map_prepare(self, variant->cpu, FLT_SUBBUFS, FTRING_MODE_DISCARD));
+	ASSERT_EQ(0, map_data(self));
+	pos.id = self->meta->reader.id;
+	pos.done = 0;
+	ASSERT_EQ(0, ft_start(self->ctl));
+	ASSERT_EQ(0, pthread_create(&th, NULL, flt_zap, &z));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (i = 0; i < FLT_BATCH; i++, c->nwrites++) {
+			flt_tag(text, c->nwrites);
+			r = ft_marker(self->mfd, text, FLT_LEN);
+			FLT_RET(c, c->nwrites) = r;
+			if (r != FLT_LEN && r != -EFAULT && !other++)
+				TH_LOG("write %ld: %zd", c->nwrites, r);
+		}
+		/* this CPU's ring holds only this thread's markers: read them all */
+		ASSERT_EQ(0, drain_from(self, &pos, flt_record, c, NULL));
+		for (; c->next < c->nwrites; c->next++)
+			if (FLT_RET(c, c->next) == -EFAULT)
+				c->efault_bare++;
+			else
+				flt_note(c, &c->missing, "no record", c->next);
+		hits = c->faulted + c->faulted_ok;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (hits < FLT_HITS && t.tv_sec - t0.tv_sec < FLT_SECONDS);
+	__atomic_store_n(&z.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	ASSERT_EQ(0, ft_stop(self->ctl));
+	ASSERT_EQ(0, ft_get_stats(self->ctl, variant->cpu, &st));
+
+	TH_LOG("%ld writes in %ld s, %ld zaps: %ld faulted copies", c->nwrites,
+	       (long)(t.tv_sec - t0.tv_sec), z.zaps, hits);
+	TH_LOG("  %ld EFAULT with one <faulted> record, %ld <faulted> then the text again,",
+	       c->faulted, c->faulted_ok);
+	TH_LOG("  %ld EFAULT without a record", c->efault_bare);
+	if (c->first[0])
+		TH_LOG("first anomaly: %s", c->first);
+	EXPECT_EQ(0, other);
+	EXPECT_EQ(0, st.lost);
+	EXPECT_EQ(0, c->bad);
+	EXPECT_EQ(0, c->faulted_ok);	/* one write, one record */
+	EXPECT_EQ(0, c->dup);
+	EXPECT_EQ(0, c->missing);
+	EXPECT_EQ(0, c->failed_text);
+	EXPECT_EQ(0, c->wrong);
+	EXPECT_EQ(c->nwrites, c->texts + c->faulted + c->efault_bare);
+	EXPECT_EQ(st.entries, c->texts + c->faulted + c->faulted_ok);
+	nwrites = c->nwrites;
+	munmap(z.map, z.len);
+	free(c->ret);
+	free(c);
+	if (!hits && _metadata->passed)
+		SKIP(return, "no copy faulted in %ld writes (%ld zaps)", nwrites, z.zaps);
 }
 
 /* Control device: version, status and the validation of every setting. */
