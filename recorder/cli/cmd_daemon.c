@@ -414,9 +414,11 @@ static int cmd_trigger(int argc, char **argv)
 
 static const char *state_name(uint32_t s)
 {
-	static const char *const names[] = { "starting", "running", "stopping", "failed" };
+	static const char *const names[] = {
+		"starting", "running", "stopping", "failed", "stalled"
+	};
 
-	return s < 4 ? names[s] : "unknown";
+	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }
 
 static void json_str(const char *key, const char *s, int comma)
@@ -557,6 +559,11 @@ static int cmd_status(int argc, char **argv)
 	}
 	printf("recorderd: %s (pid %u, %s mode, up %.0f s)\n", state_name(s->state), s->pid,
 	       s->mode == CTL_MODE_FLIGHT ? "flight" : "stream", s->uptime_ns / 1e9);
+	if (s->state == CTL_STATE_STALLED) {
+		/* answered by the daemon's sentinel: the counters are the loop's */
+		printf("  stalled:      %s\n", str[5]);
+		return 0;
+	}
 	printf("  source:       %s\n", str[0]);
 	printf("  events:       %s\n", *str[1] ? str[1] : "(none enabled; markers only)");
 	printf("  output:       %s\n", *str[2] ? str[2] : s->mode == CTL_MODE_FLIGHT ?

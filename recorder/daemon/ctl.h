@@ -91,6 +91,22 @@ const char *ctl_status_str(int status);
 struct ctl_server *ctl_server_open(const char *path, int gid, struct loop *l,
 				   const struct ctl_command *table, size_t n, void *ctx);
 
+/* The listening socket (the sentinel watches it too). */
+int ctl_server_fd(const struct ctl_server *s);
+
+/* Serves the connection @c accepted elsewhere (another thread) from the loop. */
+void ctl_server_adopt(struct ctl_server *s, int c);
+
+/**
+ * ctl_serve_request() - read, check and answer one request on connected @fd
+ * @table:	dispatch table, @n rows, handlers called with @ctx
+ * @gid:	as for ctl_server_open()
+ * @rx:		CTL_MAX_MSG bytes, @r: the reply: the caller's, so that a second
+ *		thread can serve with buffers of its own
+ */
+void ctl_serve_request(int fd, const struct ctl_command *table, size_t n, void *ctx, int gid,
+		       uint8_t *rx, struct ctl_reply *r);
+
 /* Closes the socket and every connection, and unlinks the path. Accepts NULL. */
 void ctl_server_close(struct ctl_server *s);
 

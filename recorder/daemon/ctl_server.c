@@ -3,7 +3,9 @@
  * Control socket server: SOCK_SEQPACKET Unix socket, one request and one response per
  * message. Every request is checked (ctl_check_request) before a handler runs; peers
  * that are neither root nor the daemon's own user get the read-only commands only.
- * Handlers run in the event loop thread, one at a time.
+ * Handlers run in the event loop thread, one at a time; the daemon's sentinel thread
+ * (sentinel.c) may answer read-only requests the loop leaves waiting, with buffers
+ * and a table of its own, and hands the rest back (ctl_server_adopt()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -163,10 +165,10 @@ static void send_reply(int fd, uint32_t seq, const struct ctl_reply *r)
 		log_debug("control: reply not sent: %s", strerror(errno));
 }
 
-static void handle_request(struct ctl_server *s, int fd)
+void ctl_serve_request(int fd, const struct ctl_command *table, size_t n, void *ctx, int gid,
+		       uint8_t *rx, struct ctl_reply *r)
 {
 	const struct ctl_command *cmd = NULL;
-	struct ctl_reply *r = s->reply;
 	struct ctl_peer peer = { 0 };
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
@@ -175,14 +177,14 @@ static void handle_request(struct ctl_server *s, int fd)
 	int st;
 
 	/* MSG_TRUNC returns the real length, so an oversized message is seen as such. */
-	len = recv(fd, s->rx, CTL_MAX_MSG, MSG_TRUNC | MSG_DONTWAIT);
+	len = recv(fd, rx, CTL_MAX_MSG, MSG_TRUNC | MSG_DONTWAIT);
 	if (len <= 0)
 		return;
 	r->status = CTL_ST_OK;
 	r->len = 0;
 	if ((size_t)len >= sizeof(h))
-		memcpy(&h, s->rx, sizeof(h));
-	st = ctl_check_request(s->rx, len, s->table, s->n, &cmd);
+		memcpy(&h, rx, sizeof(h));
+	st = ctl_check_request(rx, len, table, n, &cmd);
 	if (st == CTL_ST_BAD_VERSION) {
 		struct ctl_ping p = { .version = CTL_PROTO_VERSION, .pid = getpid() };
 
@@ -206,7 +208,7 @@ static void handle_request(struct ctl_server *s, int fd)
 	peer.uid = cred.uid;
 	peer.may_write = cred.uid == 0 || cred.uid == geteuid();
 	/* Checked per request: group membership may have changed since connect. */
-	if (!peer.may_write && !in_group(cred.uid, cred.gid, s->gid)) {
+	if (!peer.may_write && !in_group(cred.uid, cred.gid, gid)) {
 		ctl_reply_error(r, CTL_ST_DENIED, "uid %u is not in the daemon's group",
 				cred.uid);
 		log_info("control: denied uid %u pid %d (not in the group)", cred.uid,
@@ -222,8 +224,13 @@ static void handle_request(struct ctl_server *s, int fd)
 		send_reply(fd, h.seq, r);
 		return;
 	}
-	cmd->fn(s->ctx, &peer, s->rx + sizeof(h), h.payload_len, r);
+	cmd->fn(ctx, &peer, rx + sizeof(h), h.payload_len, r);
 	send_reply(fd, h.seq, r);
+}
+
+static void handle_request(struct ctl_server *s, int fd)
+{
+	ctl_serve_request(fd, s->table, s->n, s->ctx, s->gid, s->rx, s->reply);
 }
 
 static void on_client(struct loop *l, int fd, uint32_t events, void *arg)
@@ -242,14 +249,15 @@ static void on_client(struct loop *l, int fd, uint32_t events, void *arg)
 	client_close(s, slot);
 }
 
-static void on_accept(struct loop *l, int fd, uint32_t events, void *arg)
+int ctl_server_fd(const struct ctl_server *s)
 {
-	struct ctl_server *s = arg;
-	int c, slot;
+	return s->fd;
+}
 
-	c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (c < 0)
-		return;
+void ctl_server_adopt(struct ctl_server *s, int c)
+{
+	int slot;
+
 	for (slot = 0; slot < CTL_MAX_CLIENTS; slot++)
 		if (s->clients[slot] < 0)
 			break;
@@ -264,6 +272,16 @@ static void on_accept(struct loop *l, int fd, uint32_t events, void *arg)
 		return;
 	}
 	s->clients[slot] = c;
+}
+
+static void on_accept(struct loop *l, int fd, uint32_t events, void *arg)
+{
+	struct ctl_server *s = arg;
+	int c;
+
+	c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (c >= 0)
+		ctl_server_adopt(s, c);
 }
 
 static int socket_in_use(const char *path)

@@ -2,7 +2,9 @@
 /*
  * The running daemon: one epoll loop (loop.c) drives the capture core (capture.c)
  * through its fds and a periodic tick, and serves the control socket (ctl_server.c).
- * Everything happens in this one thread, so handlers see a consistent state.
+ * Everything happens in this one thread, so handlers see a consistent state. The
+ * sentinel (sentinel.c) is the one other thread: it pings the watchdog and answers
+ * PING and STATUS while this one is held up (a stalled disk), reading nothing of it.
  *
  * Files. Stream mode writes output_dir/<file_pattern> and starts the next file when
  * the size or age limit is reached, when the writer reports a full per-CPU region
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -71,6 +74,7 @@ static void on_tick(struct loop *l, uint64_t n, void *arg)
 {
 	struct recd *d = arg;
 
+	sentinel_beat(d->sn);
 	if ((!d->cap && !d->fl) || d->state != CTL_STATE_RUNNING)
 		return;
 	d->tick_ms_acc += n * d->tick_ms;
@@ -94,9 +98,22 @@ static void on_watchdog(struct loop *l, uint64_t n, void *arg)
 {
 	struct recd *d = arg;
 
-	/* Only a loop that still turns pings: a hung capture lets systemd restart us. */
+	/*
+	 * Only a loop that still turns beats, and the sentinel pings for beats (or a
+	 * loop blocked on the disk): a hung capture lets systemd restart us.
+	 */
 	if (d->state == CTL_STATE_RUNNING || d->state == CTL_STATE_STOPPING)
-		daemon_notify("WATCHDOG=1");
+		sentinel_beat(d->sn);
+}
+
+/* A control connection the sentinel handed back: a command only the loop runs. */
+static void on_handoff(struct loop *l, int fd, uint32_t events, void *arg)
+{
+	struct recd *d = arg;
+	int c;
+
+	while (read(fd, &c, sizeof(c)) == (ssize_t)sizeof(c))
+		ctl_server_adopt(d->ctl, c);
 }
 
 /*
@@ -207,6 +224,14 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 		snprintf(msg, sizeof(msg), "recorderd: %s", d->last_err);
 		goto fail;
 	}
+	d->sn = sentinel_start(ctl_server_fd(d->ctl), d->cfg.group_gid,
+			       d->cfg.mode == CONFIG_MODE_FLIGHT ? CTL_MODE_FLIGHT : CTL_MODE_STREAM,
+			       wd);
+	if (!d->sn || loop_add_fd(d->loop, sentinel_handoff_fd(d->sn), EPOLLIN, on_handoff, d)) {
+		snprintf(msg, sizeof(msg), "recorderd: cannot start the sentinel thread: %s",
+			 strerror(errno));
+		goto fail;
+	}
 	d->state = CTL_STATE_RUNNING;
 	snprintf(msg, sizeof(msg), "recorderd: capturing (pid %d, %s mode) to %s",
 		 (int)getpid(), d->cfg.mode == CONFIG_MODE_FLIGHT ? "flight" : "stream",
@@ -241,6 +266,9 @@ out:
 	if (d->cap)
 		dmn_capture_close(d);
 	flight_stop(d->fl);
+	if (d->sn)
+		loop_del_fd(d->loop, sentinel_handoff_fd(d->sn));
+	sentinel_stop(d->sn);
 	ctl_server_close(d->ctl);
 	daemon_pidfile_remove(d->pidfile);
 	free(d->pidfile);

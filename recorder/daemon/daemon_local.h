@@ -22,6 +22,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "rotate.h"
+#include "sentinel.h"
 #include "snapshot.h"
 #include "trigger.h"
 #include "trigger_watch.h"
@@ -39,6 +40,7 @@ struct recd {
 	int				nov;
 	struct loop			*loop;
 	struct ctl_server		*ctl;
+	struct sentinel			*sn;		/* watchdog, answers when held up */
 	struct capture			*cap;
 	struct flight			*fl;		/* flight mode on tracefs */
 	struct capture_pump		*pump;		/* stream mode: moves the pages */

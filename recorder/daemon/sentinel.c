@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's sentinel (sentinel.h): watchdog pings and control answers that do not
+ * depend on the loop's thread being free. It reads nothing of the daemon's state but
+ * the loop's last beat (an atomic) and the loop thread's own /proc entries, so it
+ * needs no lock and cannot be held up by what holds up the loop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "daemon.h"
+#include "sentinel.h"
+#include "util/log.h"
+
+#define LOG_EVERY_MS	10000	/* a stall is logged at most this often */
+
+struct sentinel {
+	pthread_t		th;
+	pid_t			tid;		/* the loop's thread */
+	int			listen_fd;
+	int			gid;
+	unsigned int		mode;
+	unsigned int		wd_ms;
+	int			stop_fd;	/* eventfd: stop the thread */
+	int			handoff[2];	/* pipe: connections for the loop */
+	_Atomic uint64_t	beat_ms;	/* the loop's last turn */
+	uint64_t		t0_ms;
+	uint64_t		logged_ms;	/* last stall message, 0 = none yet */
+	uint8_t			*rx;
+	struct ctl_reply	*reply;
+};
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* First line of a /proc file of the loop's thread into @buf; "" if unreadable. */
+static void read_task_file(const struct sentinel *s, const char *name, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", (int)s->tid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/* The loop thread's scheduler state ('R', 'S', 'D', ...) and where it waits. */
+static char loop_state(const struct sentinel *s, char *wchan, size_t len)
+{
+	char stat[512], *p;
+
+	read_task_file(s, "stat", stat, sizeof(stat));
+	read_task_file(s, "wchan", wchan, len);
+	if (!*wchan || !strcmp(wchan, "0"))
+		snprintf(wchan, len, "user space");
+	/* "pid (comm) S ...": comm may hold anything, so from its last ')' */
+	p = strrchr(stat, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/* What holds the loop up, for STATUS and the log. */
+static void describe(const struct sentinel *s, char *buf, size_t len)
+{
+	uint64_t idle = mono_ms() - atomic_load(&s->beat_ms);
+	char wchan[64];
+	char st = loop_state(s, wchan, sizeof(wchan));
+
+	snprintf(buf, len, "the main thread has not turned for %llu ms: %s (%s)",
+		 (unsigned long long)idle, st == 'D' ? "blocked on I/O" :
+		 st == 'R' ? "running" : "waiting", wchan);
+}
+
+static void watchdog(struct sentinel *s)
+{
+	uint64_t now = mono_ms(), idle = now - atomic_load(&s->beat_ms);
+	char why[160], wchan[64];
+	bool on_io;
+
+	if (idle < 2ULL * s->wd_ms) {
+		daemon_notify("WATCHDOG=1");
+		s->logged_ms = 0;
+		return;
+	}
+	/* a slow or frozen disk is no reason to kill the daemon that writes to it */
+	on_io = loop_state(s, wchan, sizeof(wchan)) == 'D';
+	if (on_io)
+		daemon_notify("WATCHDOG=1");
+	if (s->logged_ms && now - s->logged_ms < LOG_EVERY_MS)
+		return;
+	s->logged_ms = now;
+	describe(s, why, sizeof(why));
+	if (on_io)
+		log_warn("%s; the watchdog is kept alive", why);
+	else
+		log_err("%s; no watchdog ping", why);
+}
+
+static void sn_ping(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
+		    struct ctl_reply *r)
+{
+	struct ctl_ping p = { .version = CTL_PROTO_VERSION, .pid = getpid() };
+
+	ctl_reply_add(r, &p, sizeof(p));
+}
+
+/* STATUS while the loop is held up: who we are and why; no counter (they are its). */
+static void sn_status(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
+		      struct ctl_reply *r)
+{
+	struct sentinel *s = ctx;
+	struct ctl_status_reply st = {
+		.state = CTL_STATE_STALLED,
+		.mode = s->mode,
+		.pid = getpid(),
+		.uptime_ns = (mono_ms() - s->t0_ms) * 1000000ULL,
+	};
+	/* source, events, file, directory, config, last error, triggers, last boot */
+	static const char *const fill[] = { "", "", "", "", "", NULL, "", "" };
+	char why[160];
+	uint32_t n = 0;
+
+	describe(s, why, sizeof(why));
+	ctl_reply_add(r, &st, sizeof(st));
+	for (size_t i = 0; i < sizeof(fill) / sizeof(fill[0]); i++) {
+		const char *str = fill[i] ? fill[i] : why;
+
+		if (!ctl_reply_add(r, str, strlen(str) + 1))
+			n += strlen(str) + 1;
+	}
+	((struct ctl_status_reply *)r->buf)->strings_len = n;
+}
+
+static const struct ctl_command sn_commands[] = {
+	{ CTL_CMD_PING,	  0, 0, 1, sn_ping },
+	{ CTL_CMD_STATUS, 0, 0, 1, sn_status },
+};
+
+/* A connection the loop left waiting: answer it here, or hand it back. */
+static void serve(struct sentinel *s)
+{
+	struct pollfd p = { .fd = s->listen_fd, .events = POLLIN };
+	struct ctl_hdr h;
+	int c, waited;
+
+	/* a turning loop takes it within a few milliseconds */
+	for (waited = 0; waited < SENTINEL_GRACE_MS; waited += 10) {
+		usleep(10000);
+		if (poll(&p, 1, 0) <= 0)
+			return;
+	}
+	c = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (c < 0)
+		return;		/* the loop got there first */
+	/* the request follows the connect at once (ctl_request()) */
+	p.fd = c;
+	if (poll(&p, 1, 100) == 1 &&
+	    recv(c, &h, sizeof(h), MSG_PEEK | MSG_DONTWAIT) == (ssize_t)sizeof(h) &&
+	    (h.code == CTL_CMD_PING || h.code == CTL_CMD_STATUS)) {
+		ctl_serve_request(c, sn_commands, sizeof(sn_commands) / sizeof(sn_commands[0]),
+				  s, s->gid, s->rx, s->reply);
+		close(c);
+		return;
+	}
+	/* a command that changes something is the loop's: it runs it once it can */
+	if (write(s->handoff[1], &c, sizeof(c)) != (ssize_t)sizeof(c))
+		close(c);
+}
+
+static void *sentinel_main(void *arg)
+{
+	struct sentinel *s = arg;
+	uint64_t next = mono_ms() + s->wd_ms;
+
+	for (;;) {
+		struct pollfd p[2] = {
+			{ .fd = s->stop_fd, .events = POLLIN },
+			{ .fd = s->listen_fd, .events = POLLIN },
+		};
+		uint64_t now = mono_ms();
+		int timeout = !s->wd_ms ? -1 : next > now ? (int)(next - now) : 0;
+
+		if (poll(p, 2, timeout) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents)
+			break;
+		if (s->wd_ms && mono_ms() >= next) {
+			watchdog(s);
+			next = mono_ms() + s->wd_ms;
+		}
+		if (p[1].revents & POLLIN)
+			serve(s);
+	}
+	return NULL;
+}
+
+struct sentinel *sentinel_start(int listen_fd, int gid, unsigned int mode,
+				unsigned int watchdog_ms)
+{
+	struct sentinel *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return NULL;
+	s->tid = gettid();
+	s->listen_fd = listen_fd;
+	s->gid = gid;
+	s->mode = mode;
+	s->wd_ms = watchdog_ms;
+	s->t0_ms = mono_ms();
+	atomic_store(&s->beat_ms, s->t0_ms);
+	s->handoff[0] = s->handoff[1] = -1;
+	s->stop_fd = eventfd(0, EFD_CLOEXEC);
+	s->rx = malloc(CTL_MAX_MSG);
+	s->reply = malloc(sizeof(*s->reply));
+	if (s->stop_fd < 0 || !s->rx || !s->reply ||
+	    pipe2(s->handoff, O_CLOEXEC | O_NONBLOCK))
+		goto fail;
+	err = pthread_create(&s->th, NULL, sentinel_main, s);
+	if (err) {
+		errno = err;
+		goto fail;
+	}
+	return s;
+fail:
+	err = errno;
+	if (s->stop_fd >= 0)
+		close(s->stop_fd);
+	if (s->handoff[0] >= 0) {
+		close(s->handoff[0]);
+		close(s->handoff[1]);
+	}
+	free(s->rx);
+	free(s->reply);
+	free(s);
+	errno = err;
+	return NULL;
+}
+
+void sentinel_beat(struct sentinel *s)
+{
+	if (s)
+		atomic_store(&s->beat_ms, mono_ms());
+}
+
+int sentinel_handoff_fd(const struct sentinel *s)
+{
+	return s ? s->handoff[0] : -1;
+}
+
+void sentinel_stop(struct sentinel *s)
+{
+	uint64_t one = 1;
+	int c;
+
+	if (!s)
+		return;
+	if (write(s->stop_fd, &one, sizeof(one)) == sizeof(one))
+		pthread_join(s->th, NULL);
+	/* connections handed back that the loop never took */
+	while (read(s->handoff[0], &c, sizeof(c)) == (ssize_t)sizeof(c))
+		close(c);
+	close(s->stop_fd);
+	close(s->handoff[0]);
+	close(s->handoff[1]);
+	free(s->rx);
+	free(s->reply);
+	free(s);
+}
