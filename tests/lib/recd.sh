@@ -9,6 +9,7 @@
 #   mark TAG FIRST LAST  writes markers "TAG N" for N in FIRST..LAST
 #   markers FILE TAG     prints the N of every "TAG N" marker in FILE, in file order
 #   report_ok FILE       trace-cmd report prints no error for FILE
+#   notify_listener SOCK LOG SECS   a stand-in notify socket (run in the background)
 TRACEFS=/sys/kernel/tracing
 # Debian's python3, not a user's shim (pyenv shims take a second to start).
 PY=/usr/bin/python3
@@ -75,6 +76,26 @@ recd_pid() {
 recd_json() {
 	"$RECORDERD" status --socket "$SOCK" --json 2>/dev/null |
 		"$PY" -c "import json,sys; print(json.load(sys.stdin)[\"$1\"])"
+}
+
+# A stand-in for systemd's notify socket: each datagram to SOCK as a line of LOG ("|"
+# for its newlines), until STOPPING=1 or SECS without one. Run it in the background.
+notify_listener() {
+	"$PY" - "$1" "$2" "$3" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(float(sys.argv[3]))
+with open(sys.argv[2], "w", buffering=1) as log:
+    try:
+        while True:
+            msg = s.recv(4096).decode()
+            log.write(msg.replace("\n", "|") + "\n")
+            if "STOPPING=1" in msg:
+                break
+    except socket.timeout:
+        pass
+EOF
 }
 
 mark() {

@@ -192,21 +192,7 @@ t_eq "snapshots during writes: together markers 1..20000, no hole" \
 
 # --- under systemd (Type=notify): READY, WATCHDOG pings, STOPPING, journal prefixes ----
 rm -rf "$OUT"
-"$PY" - "$TMP/notify.sock" "$TMP/notify.log" <<'EOF' &
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-s.settimeout(15)
-with open(sys.argv[2], "w", buffering=1) as log:
-    try:
-        while True:
-            msg = s.recv(4096).decode()
-            log.write(msg.replace("\n", "|") + "\n")
-            if "STOPPING=1" in msg:
-                break
-    except socket.timeout:
-        pass
-EOF
+notify_listener "$TMP/notify.sock" "$TMP/notify.log" 15 &
 lpid=$!
 for ((i = 0; i < 50; i++)); do [ -S "$TMP/notify.sock" ] && break; sleep 0.05; done
 NOTIFY_SOCKET=$TMP/notify.sock WATCHDOG_USEC=400000 \

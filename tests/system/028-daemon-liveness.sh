@@ -26,21 +26,7 @@ trap 'fsfreeze -u "$MNT" 2>/dev/null; recd_cleanup' EXIT
 EV=sched:sched_process_hang	# exists on every kernel here, never fires in a test
 WD_US=1000000			# WatchdogSec=1 s: a ping every 500 ms
 
-"$PY" - "$TMP/notify.sock" "$TMP/notify.log" <<'EOF' &
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-s.settimeout(60)
-with open(sys.argv[2], "w", buffering=1) as log:
-    try:
-        while True:
-            msg = s.recv(4096).decode()
-            log.write("%.3f %s\n" % (time.monotonic(), msg.replace("\n", "|")))
-            if "STOPPING=1" in msg:
-                break
-    except socket.timeout:
-        pass
-EOF
+notify_listener "$TMP/notify.sock" "$TMP/notify.log" 60 &
 lpid=$!
 for ((i = 0; i < 50; i++)); do [ -S "$TMP/notify.sock" ] && break; sleep 0.05; done
 NOTIFY_SOCKET=$TMP/notify.sock WATCHDOG_USEC=$WD_US \
@@ -52,7 +38,7 @@ t_check "daemon ready" grep -q READY=1 "$TMP/notify.log"
 
 mark a 1 1000
 sleep 2
-pings() { grep -c " WATCHDOG=1$" "$TMP/notify.log"; }
+pings() { grep -c "^WATCHDOG=1$" "$TMP/notify.log"; }
 state() { awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$dpid/stat" 2>/dev/null; }
 
 fsfreeze -f "$MNT"
