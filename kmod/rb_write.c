@@ -60,9 +60,9 @@ static void rb_meta_writer(struct rb_cpu *buf)
 
 	do {
 		id = RB_TAIL_ID(rb_tail_read(buf));
+		RB_TEST_POINT(buf);
 		WRITE_ONCE(meta->writer, id);
 		barrier();
-		RB_TEST_POINT(buf);
 	} while (RB_TAIL_ID(rb_tail_read(buf)) != id && ++loops < RB_MAX_RETRIES);
 }
 

@@ -732,9 +732,13 @@ static void switch_interrupted(struct __test_metadata *_metadata, bool overwrite
 		pt.w = &w;
 		pt.target = k;
 		rb_shim_point = pt_point;
-		for (i = 0; i < task_events; i++)
+		for (i = 0; i < task_events; i++) {
 			write_one(&w, SRC_TASK, sizeof(struct rec) + 8 * (i % 7));
+			check_meta_writer(&w);
+		}
 		rb_shim_point = NULL;
+		/* whoever stored it last, the meta page named the page the writer was on */
+		EXPECT_EQ(0ULL, w.stale_writer) TH_LOG("point %d of %d", k, points);
 		if (!k) {
 			points = pt.calls;
 			ASSERT_LT(8, points);
