@@ -21,7 +21,10 @@
  * Version history:
  *   1  first version: PING, STATUS, STOP, SNAPSHOT, RELOAD, ROTATE.
  *      Later, with no change an old peer misreads: TRIGGER (an old daemon answers
- *      BAD_COMMAND), and a 7th STATUS string (old clients read six).
+ *      BAD_COMMAND), a 7th STATUS string (old clients read six), and STATUS pages
+ *      (struct ctl_status_req: an old daemon answers BAD_PAYLOAD and the client asks
+ *      again without; cpus_total and first_cpu were reserved words; an old client
+ *      reads the first page, whose @ncpus counts that page).
  */
 #ifndef COMMON_CTL_PROTO_H
 #define COMMON_CTL_PROTO_H
@@ -144,12 +147,26 @@ struct ctl_status_reply {
 	__u32	strings_len;
 	__u64	buffer_kb;	/* per-CPU kernel buffer */
 	__u32	flags;		/* CTL_STATUS_F_* */
+	__u32	cpus_total;	/* CTL_STATUS_F_CPU_PAGES: CPUs in all, */
+	__u32	first_cpu;	/* and the first of the @ncpus in this answer */
 	__u32	reserved1;
-	__u64	reserved[3];
+	__u64	reserved[2];
+};
+
+/*
+ * STATUS request payload, optional (none: from CPU 0, as many as fit). A machine with
+ * more CPUs than one answer holds (about 1300) is read in pages: the client asks again
+ * from the first CPU it lacks, until it has cpus_total.
+ */
+struct ctl_status_req {
+	__u32	first_cpu;
+	__u32	max_cpus;	/* at most this many in the answer; 0 = as many as fit */
+	__u64	reserved;
 };
 
 /* ctl_status_reply.flags */
 #define CTL_STATUS_F_SEAMLESS_ROTATE	(1U << 0)	/* file switches lose no events */
+#define CTL_STATUS_F_CPU_PAGES		(1U << 1)	/* cpus_total, first_cpu are set */
 
 /* SNAPSHOT answer: this, then the path of the file written (NUL-terminated). */
 struct ctl_snapshot_reply {

@@ -34,11 +34,9 @@ static const char *socket_path(const char *opt)
 }
 
 /* Sends @cmd and prints errors; returns 0 with the answer in @h/@buf, or an exit code. */
-static int request(const char *sock, uint16_t cmd, const void *pl, size_t len,
-		   struct ctl_hdr *h, void *buf, unsigned int timeout_ms)
+/* Reports what ctl_request() returned and the answer's status: 0 if both say OK. */
+static int request_result(int ret, const char *sock, const struct ctl_hdr *h, const void *buf)
 {
-	int ret = ctl_request(sock, cmd, pl, len, h, buf, timeout_ms);
-
 	if (ret == -ENOENT || ret == -ECONNREFUSED) {
 		fprintf(stderr, "recorderd: not running (nothing listens on %s)\n", sock);
 		return EXIT_NOT_RUNNING;
@@ -53,10 +51,16 @@ static int request(const char *sock, uint16_t cmd, const void *pl, size_t len,
 	}
 	if (h->code != CTL_ST_OK) {
 		fprintf(stderr, "recorderd: %s: %.*s\n", ctl_status_str(h->code),
-			(int)h->payload_len, (char *)buf);
+			(int)h->payload_len, (const char *)buf);
 		return 1;
 	}
 	return 0;
+}
+
+static int request(const char *sock, uint16_t cmd, const void *pl, size_t len,
+		   struct ctl_hdr *h, void *buf, unsigned int timeout_ms)
+{
+	return request_result(ctl_request(sock, cmd, pl, len, h, buf, timeout_ms), sock, h, buf);
 }
 
 static void start_usage(FILE *f)
@@ -481,15 +485,74 @@ static void print_triggers(const char *lines, int json)
 		printf("], ");
 }
 
+/* A STATUS answer whose lengths agree: header, @ncpus CPUs, strings. */
+static bool status_well_formed(const struct ctl_hdr *h, const struct ctl_status_reply *s)
+{
+	return h->payload_len >= sizeof(*s) &&
+	       s->ncpus <= CTL_MAX_PAYLOAD / sizeof(struct ctl_status_cpu) &&
+	       h->payload_len == sizeof(*s) + s->ncpus * sizeof(struct ctl_status_cpu) +
+	       s->strings_len;
+}
+
+/*
+ * The daemon's status into @buf (header and strings) and every CPU's counters into
+ * *@cpus (malloc'd, *@total of them): in pages when they do not fit in one answer.
+ * RECORDERD_STATUS_PAGE_CPUS caps the CPUs per answer (tests page on a small host).
+ */
+static int fetch_status(const struct client_opts *co, uint8_t *buf,
+			struct ctl_status_cpu **cpus, uint32_t *total)
+{
+	static uint8_t page[CTL_MAX_PAYLOAD];
+	const struct ctl_status_reply *s = (void *)buf, *ps = (void *)page;
+	const char *cap = getenv("RECORDERD_STATUS_PAGE_CPUS");
+	struct ctl_status_req req = { .max_cpus = cap ? (uint32_t)strtoul(cap, NULL, 0) : 0 };
+	unsigned int tmo = co->timeout_s * 1000;
+	struct ctl_hdr h;
+	uint32_t have;
+	int ret;
+
+	ret = ctl_request(co->sock, CTL_CMD_STATUS, &req, sizeof(req), &h, buf, tmo);
+	/* a daemon from before paging takes no payload: ask as it understands */
+	if (!ret && h.code == CTL_ST_BAD_PAYLOAD)
+		ret = request(co->sock, CTL_CMD_STATUS, NULL, 0, &h, buf, tmo);
+	else
+		ret = request_result(ret, co->sock, &h, buf);
+	if (ret)
+		return ret;
+	if (!status_well_formed(&h, s))
+		goto malformed;
+	*total = s->flags & CTL_STATUS_F_CPU_PAGES ? s->cpus_total : s->ncpus;
+	if (*total > (1U << 20) || s->ncpus > *total ||
+	    ((s->flags & CTL_STATUS_F_CPU_PAGES) && s->first_cpu))
+		goto malformed;
+	*cpus = calloc(*total ? *total : 1, sizeof(**cpus));
+	if (!*cpus)
+		return 1;
+	memcpy(*cpus, s + 1, s->ncpus * sizeof(**cpus));
+	for (have = s->ncpus; have < *total; have += ps->ncpus) {
+		req.first_cpu = have;
+		ret = request(co->sock, CTL_CMD_STATUS, &req, sizeof(req), &h, page, tmo);
+		if (ret)
+			return ret;
+		if (!status_well_formed(&h, ps) || ps->first_cpu != have || !ps->ncpus ||
+		    ps->ncpus > *total - have)
+			goto malformed;
+		memcpy(*cpus + have, ps + 1, ps->ncpus * sizeof(**cpus));
+	}
+	return 0;
+malformed:
+	fprintf(stderr, "recorderd: malformed status answer\n");
+	return 1;
+}
+
 static int cmd_status(int argc, char **argv)
 {
 	static uint8_t buf[CTL_MAX_PAYLOAD];
 	const struct ctl_status_reply *s = (void *)buf;
-	const struct ctl_status_cpu *cpu = (void *)(s + 1);
+	struct ctl_status_cpu *cpu = NULL;
 	const char *str[8] = { "", "", "", "", "", "", "", "" };
 	struct client_opts co;
-	struct ctl_hdr h;
-	size_t need;
+	uint32_t ncpus = 0;
 	const char *p, *end;
 	char a[32], b[32], c[32];
 	int ret = parse_client(argc, argv, &co, "j",
@@ -497,16 +560,12 @@ static int cmd_status(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	ret = request(co.sock, CTL_CMD_STATUS, NULL, 0, &h, buf, co.timeout_s * 1000);
-	if (ret)
+	ret = fetch_status(&co, buf, &cpu, &ncpus);
+	if (ret) {
+		free(cpu);
 		return ret;
-	need = sizeof(*s);
-	if (h.payload_len < need || s->ncpus > 4096 ||
-	    h.payload_len != need + s->ncpus * sizeof(*cpu) + s->strings_len) {
-		fprintf(stderr, "recorderd: malformed status answer\n");
-		return 1;
 	}
-	p = (const char *)(cpu + s->ncpus);
+	p = (const char *)((const struct ctl_status_cpu *)(s + 1) + s->ncpus);
 	end = p + s->strings_len;
 	for (int i = 0; i < 8 && p < end; i++) {
 		const char *nul = memchr(p, 0, end - p);
@@ -519,7 +578,7 @@ static int cmd_status(int argc, char **argv)
 	double ratio = s->file_bytes ? (double)s->raw_bytes / s->file_bytes : 0;
 	uint64_t lost = 0, ovr = 0;
 
-	for (uint32_t i = 0; i < s->ncpus; i++) {
+	for (uint32_t i = 0; i < ncpus; i++) {
 		lost += cpu[i].lost;
 		ovr += cpu[i].overrun;
 	}
@@ -548,21 +607,21 @@ static int cmd_status(int argc, char **argv)
 		       s->flags & CTL_STATUS_F_SEAMLESS_ROTATE ? "true" : "false");
 		print_triggers(str[6], 1);
 		printf("\"cpus\": [");
-		for (uint32_t i = 0; i < s->ncpus; i++)
+		for (uint32_t i = 0; i < ncpus; i++)
 			printf("%s{\"cpu\": %u, \"entries\": %llu, \"overrun\": %llu, "
 			       "\"lost\": %llu, \"pages\": %llu, \"bytes\": %llu}", i ? ", " : "",
 			       cpu[i].cpu, (unsigned long long)cpu[i].entries,
 			       (unsigned long long)cpu[i].overrun, (unsigned long long)cpu[i].lost,
 			       (unsigned long long)cpu[i].pages, (unsigned long long)cpu[i].bytes);
 		printf("]}\n");
-		return 0;
+		goto out;
 	}
 	printf("recorderd: %s (pid %u, %s mode, up %.0f s)\n", state_name(s->state), s->pid,
 	       s->mode == CTL_MODE_FLIGHT ? "flight" : "stream", s->uptime_ns / 1e9);
 	if (s->state == CTL_STATE_STALLED) {
 		/* answered by the daemon's sentinel: the counters are the loop's */
 		printf("  stalled:      %s\n", str[5]);
-		return 0;
+		goto out;
 	}
 	printf("  source:       %s\n", str[0]);
 	printf("  events:       %s\n", *str[1] ? str[1] : "(none enabled; markers only)");
@@ -593,11 +652,13 @@ static int cmd_status(int argc, char **argv)
 	print_triggers(str[6], 0);
 	printf("  %4s %12s %10s %10s %10s %12s\n", "CPU", "entries", "overrun", "lost", "pages",
 	       "bytes");
-	for (uint32_t i = 0; i < s->ncpus; i++)
+	for (uint32_t i = 0; i < ncpus; i++)
 		printf("  %4u %12llu %10llu %10llu %10llu %12s\n", cpu[i].cpu,
 		       (unsigned long long)cpu[i].entries, (unsigned long long)cpu[i].overrun,
 		       (unsigned long long)cpu[i].lost, (unsigned long long)cpu[i].pages,
 		       config_fmt_size(cpu[i].bytes, c, sizeof(c)));
+out:
+	free(cpu);
 	return 0;
 }
 

@@ -30,17 +30,29 @@ static void h_ping(void *ctx, const struct ctl_peer *peer, const void *pl, uint3
 	ctl_reply_add(r, &p, sizeof(p));
 }
 
-static void add_str(struct ctl_reply *r, const char *s, uint32_t *n)
+/* Appends NUL-terminated @str to @buf (@size) at *@off; cut if it would not fit. */
+static void put_str(char *buf, size_t size, size_t *off, const char *str)
 {
-	size_t len = strlen(s ? s : "") + 1;
+	size_t len = strlen(str ? str : "");
 
-	if (!ctl_reply_add(r, s ? s : "", len))
-		*n += len;
+	if (*off + len + 1 > size)
+		len = *off < size ? size - *off - 1 : 0;
+	if (*off < size) {
+		memcpy(buf + *off, str ? str : "", len);
+		buf[*off + len] = 0;
+		*off += len + 1;
+	}
 }
 
+/*
+ * STATUS: the header, the CPUs asked for (struct ctl_status_req, optional) that fit
+ * beside the strings, then the strings. On a machine with more CPUs than fit, the
+ * client asks again from where the answer stopped (CTL_STATUS_F_CPU_PAGES).
+ */
 static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
 		     struct ctl_reply *r)
 {
+	static char strs[CTL_MAX_PAYLOAD];
 	struct recd *d = ctx;
 	struct ctl_status_reply s = {
 		.state = d->state,
@@ -55,32 +67,63 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 		.deleted = d->rs.deleted,
 		.snapshots = d->snapshots,
 		.buffer_kb = d->cfg.buffer_kb,
-		.flags = CTL_STATUS_F_SEAMLESS_ROTATE,
+		.flags = CTL_STATUS_F_SEAMLESS_ROTATE | CTL_STATUS_F_CPU_PAGES,
 	};
+	struct ctl_status_req req = { 0 };
 	struct capture_status st = { 0 };
 	char events[4096], trig[16384];
-	size_t off = 0;
-	uint32_t n = 0;
+	size_t off = 0, n = 0, room;
+	uint32_t total = 0;
 
+	if (len && len != sizeof(req)) {
+		ctl_reply_error(r, CTL_ST_BAD_PAYLOAD, "status request: %u bytes", len);
+		return;
+	}
+	if (len)
+		memcpy(&req, pl, sizeof(req));
 	if (d->fl) {
-		s.ncpus = flight_ncpus(d->fl);
+		total = flight_ncpus(d->fl);
 		st.source = flight_source_name(d->fl);
 	} else if (d->cap) {
 		capture_refresh_stats(d->cap);
 		capture_status(d->cap, &st);
-		s.ncpus = st.ncpus;
+		total = st.cpu ? st.ncpus : 0;
 		s.raw_bytes += st.raw_bytes;
 		s.file_bytes += st.file_bytes;
 		s.cur_raw_bytes = st.raw_bytes;
 		s.cur_file_bytes = st.file_bytes;
 	}
+	events[0] = 0;
+	for (int i = 0; i < d->cfg.nr_events && n < sizeof(events); i++)
+		n += snprintf(events + n, sizeof(events) - n, "%s%s", i ? "," : "",
+			      d->cfg.events[i]);
+	dmn_triggers_status(d, trig, sizeof(trig));
+	put_str(strs, sizeof(strs), &off, st.source ? st.source : d->cfg.source);
+	put_str(strs, sizeof(strs), &off, events);
+	put_str(strs, sizeof(strs), &off, d->cap ? d->cur : "");
+	put_str(strs, sizeof(strs), &off, d->cfg.output_dir);
+	put_str(strs, sizeof(strs), &off, d->cfg_path);
+	put_str(strs, sizeof(strs), &off, d->last_err);
+	put_str(strs, sizeof(strs), &off, trig);
+	put_str(strs, sizeof(strs), &off, d->lastboot);
+	/* the strings take at most ~37 KiB of the 64: the CPUs share the rest */
+	room = (CTL_MAX_PAYLOAD - sizeof(s) - off) / sizeof(struct ctl_status_cpu);
+	s.cpus_total = total;
+	s.first_cpu = req.first_cpu < total ? req.first_cpu : total;
+	n = total - s.first_cpu;
+	if (n > room)
+		n = room;
+	if (req.max_cpus && n > req.max_cpus)
+		n = req.max_cpus;
+	s.ncpus = (uint32_t)n;
+	s.strings_len = (uint32_t)off;
 	ctl_reply_add(r, &s, sizeof(s));
-	for (int i = 0; i < (int)s.ncpus && (st.cpu || d->fl); i++) {
+	for (uint32_t i = s.first_cpu; i < s.first_cpu + s.ncpus; i++) {
 		struct ctl_status_cpu c = { .cpu = i };
 		struct source_cpu_stats fs = { 0 };
 
 		if (d->fl) {
-			flight_cpu_stats(d->fl, i, &fs);
+			flight_cpu_stats(d->fl, (int)i, &fs);
 			c.entries = fs.entries;
 			c.overrun = fs.overrun;
 			c.lost = fs.lost;
@@ -93,20 +136,7 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 		}
 		ctl_reply_add(r, &c, sizeof(c));
 	}
-	events[0] = 0;
-	for (int i = 0; i < d->cfg.nr_events && off < sizeof(events); i++)
-		off += snprintf(events + off, sizeof(events) - off, "%s%s", i ? "," : "",
-				d->cfg.events[i]);
-	add_str(r, st.source ? st.source : d->cfg.source, &n);
-	add_str(r, events, &n);
-	add_str(r, d->cap ? d->cur : "", &n);
-	add_str(r, d->cfg.output_dir, &n);
-	add_str(r, d->cfg_path, &n);
-	add_str(r, d->last_err, &n);
-	dmn_triggers_status(d, trig, sizeof(trig));
-	add_str(r, trig, &n);
-	add_str(r, d->lastboot, &n);
-	((struct ctl_status_reply *)r->buf)->strings_len = n;
+	ctl_reply_add(r, strs, off);
 }
 
 static void h_stop(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
@@ -461,7 +491,7 @@ static void h_reload(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 
 const struct ctl_command dmn_commands[] = {
 	{ CTL_CMD_PING,	    0, 0,	     1, h_ping },
-	{ CTL_CMD_STATUS,   0, 0,	     1, h_status },
+	{ CTL_CMD_STATUS,   0, sizeof(struct ctl_status_req), 1, h_status },
 	{ CTL_CMD_STOP,	    0, 0,	     0, h_stop },
 	{ CTL_CMD_SNAPSHOT, 0, PATH_MAX - 1, 0, h_snapshot },
 	{ CTL_CMD_RELOAD,   0, 0,	     0, h_reload },

@@ -155,7 +155,7 @@ static void sn_status(void *ctx, const struct ctl_peer *peer, const void *pl, ui
 
 static const struct ctl_command sn_commands[] = {
 	{ CTL_CMD_PING,	  0, 0, 1, sn_ping },
-	{ CTL_CMD_STATUS, 0, 0, 1, sn_status },
+	{ CTL_CMD_STATUS, 0, sizeof(struct ctl_status_req), 1, sn_status },
 };
 
 /* A connection the loop left waiting: answer it here, or hand it back. */

@@ -10,6 +10,7 @@
 #   markers FILE TAG     prints the N of every "TAG N" marker in FILE, in file order
 #   report_ok FILE       trace-cmd report prints no error for FILE
 #   notify_listener SOCK LOG SECS   a stand-in notify socket (run in the background)
+#   ctl_status_raw SOCK [FIRST MAX] one STATUS request on the socket, timed
 TRACEFS=/sys/kernel/tracing
 # Debian's python3, not a user's shim (pyenv shims take a second to start).
 PY=/usr/bin/python3
@@ -95,6 +96,33 @@ with open(sys.argv[2], "w", buffering=1) as log:
                 break
     except socket.timeout:
         pass
+EOF
+}
+
+# One STATUS request straight on the socket (no client program to start): prints
+# "ms=N state=S ncpus=N total=N first=N cpus=A,B,..". FIRST and MAX page the CPUs
+# (struct ctl_status_req); without them the request has no payload.
+ctl_status_raw() {
+	"$PY" - "$@" <<'EOF'
+import socket, struct, sys, time
+path = sys.argv[1]
+pl = struct.pack("<IIQ", int(sys.argv[2]), int(sys.argv[3]), 0) if len(sys.argv) > 3 else b""
+t0 = time.monotonic()
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.settimeout(5)
+s.connect(path)
+s.send(struct.pack("<IHHIIII", 0x4c544352, 1, 2, len(pl), 7, 0, 0) + pl)
+m = s.recv(65536)
+ms = (time.monotonic() - t0) * 1000
+magic, ver, code, plen, seq = struct.unpack_from("<IHHII", m)
+if code != 0:
+    print("ms=%d code=%d" % (ms, code))
+    sys.exit(0)
+state, mode, pid, ncpus = struct.unpack_from("<IIII", m, 24)
+flags, total, first = struct.unpack_from("<III", m, 24 + 96)
+cpus = [struct.unpack_from("<I", m, 24 + 128 + 56 * i)[0] for i in range(ncpus)]
+print("ms=%d state=%d ncpus=%d total=%d first=%d cpus=%s" %
+      (ms, state, ncpus, total, first, ",".join(map(str, cpus))))
 EOF
 }
 

@@ -60,6 +60,17 @@ t_check "status: events" grep -q "^  events: *sched:sched_switch$" <<<"$st"
 t_check "status: output file" grep -q "^  output: *$OUT/trace-.*\.dat$" <<<"$st"
 t_check "status: per-CPU table" grep -qE "^ +0 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ " <<<"$st"
 t_check "status --json parses" python3 -c "import json,sys; d=json.loads(sys.argv[1]); assert d['state']=='running' and len(d['cpus'])>=1" "$(recd status --json)"
+# Any CPU count: an answer holds ~1300 CPUs; past that the client asks in pages.
+# Here pages of one CPU, on the socket and through the client.
+ncpu=$(recd_json cpus | "$PY" -c 'import ast,sys; print(len(ast.literal_eval(sys.stdin.read())))')
+t_check "status: one answer holds every CPU without a page asked" \
+	grep -q "ncpus=$ncpu total=$ncpu first=0 " <<<"$(ctl_status_raw "$SOCK")"
+last=$((ncpu - 1))
+t_check "status: a page of one CPU from the last ($(ctl_status_raw "$SOCK" $last 1))" \
+	grep -q "ncpus=1 total=$ncpu first=$last cpus=$last$" <<<"$(ctl_status_raw "$SOCK" $last 1)"
+cpus() { "$PY" -c 'import json,sys; print([c["cpu"] for c in json.load(sys.stdin)["cpus"]])'; }
+t_eq "status: the client pages (one CPU an answer) to the same CPU list" \
+	"$(RECORDERD_STATUS_PAGE_CPUS=1 recd status --json | cpus)" "$(recd status --json | cpus)"
 
 out=$(recd snapshot 2>&1); rc=$?
 t_eq "snapshot in stream mode: refused" "$rc" 1

@@ -48,18 +48,19 @@ for ((i = 0; i < 100; i++)); do [ "$(state)" = D ] && break; sleep 0.1; done
 t_eq "frozen disk: the daemon's loop blocks in its write (state D)" "$(state)" D
 p0=$(pings)
 
+# timed on the socket itself, so that no client's start-up is counted
 worst=0
 for ((i = 0; i < 5; i++)); do
-	t0=$(date +%s%N)
-	out=$(timeout 5 "$RECORDERD" status --socket "$SOCK" 2>&1)
-	rc=$?
-	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-	[ $rc -eq 0 ] || ms=9999
-	[ $ms -gt $worst ] && worst=$ms
+	raw=$(ctl_status_raw "$SOCK")
+	ms=$(sed -n 's/^ms=\([0-9]*\) state=4 .*/\1/p' <<<"$raw")
+	[ -n "$ms" ] || { echo "# status: $raw"; ms=9999; }
+	[ "$ms" -gt $worst ] && worst=$ms
 	sleep 0.2
 done
+out=$(timeout 5 "$RECORDERD" status --socket "$SOCK" 2>&1)
 echo "# status while frozen: $out"
-t_check "frozen disk: status answered within 100 ms (worst of 5: $worst ms)" test "$worst" -le 100
+t_check "frozen disk: STATUS answered within 100 ms, state stalled (worst of 5: $worst ms)" \
+	test "$worst" -le 100
 t_check "frozen disk: status says stalled" grep -q "^recorderd: stalled (pid $dpid" <<<"$out"
 t_check "frozen disk: status says the loop is blocked on I/O" grep -q "blocked on I/O" <<<"$out"
 
