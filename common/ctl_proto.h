@@ -155,7 +155,7 @@ struct ctl_status_reply {
 
 /*
  * STATUS request payload, optional (none: from CPU 0, as many as fit). A machine with
- * more CPUs than one answer holds (about 1300) is read in pages: the client asks again
+ * more CPUs than one answer holds (about 1160) is read in pages: the client asks again
  * from the first CPU it lacks, until it has cpus_total.
  */
 struct ctl_status_req {

@@ -60,7 +60,7 @@ t_check "status: events" grep -q "^  events: *sched:sched_switch$" <<<"$st"
 t_check "status: output file" grep -q "^  output: *$OUT/trace-.*\.dat$" <<<"$st"
 t_check "status: per-CPU table" grep -qE "^ +0 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ " <<<"$st"
 t_check "status --json parses" python3 -c "import json,sys; d=json.loads(sys.argv[1]); assert d['state']=='running' and len(d['cpus'])>=1" "$(recd status --json)"
-# Any CPU count: an answer holds ~1300 CPUs; past that the client asks in pages.
+# Any CPU count: an answer holds ~1160 CPUs; past that the client asks in pages.
 # Here pages of one CPU, on the socket and through the client.
 ncpu=$(recd_json cpus | "$PY" -c 'import ast,sys; print(len(ast.literal_eval(sys.stdin.read())))')
 t_check "status: one answer holds every CPU without a page asked" \
