@@ -6,6 +6,7 @@
  * delivered to the wrong handler.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ struct slot {
 };
 
 struct loop {
+	_Atomic unsigned long turns;	/* epoll_wait returns, for another thread */
 	int		epfd;
 	int		quit;
 	int		code;
@@ -212,6 +214,7 @@ int loop_run(struct loop *l)
 	while (!l->quit) {
 		int n = epoll_wait(l->epfd, evs, LOOP_MAX_EVENTS, -1);
 
+		atomic_fetch_add_explicit(&l->turns, 1, memory_order_relaxed);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -234,4 +237,9 @@ void loop_quit(struct loop *l, int code)
 {
 	l->quit = 1;
 	l->code = code;
+}
+
+unsigned long loop_turns(struct loop *l)
+{
+	return atomic_load_explicit(&l->turns, memory_order_relaxed);
 }

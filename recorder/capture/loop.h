@@ -48,6 +48,12 @@ int loop_add_signals(struct loop *l, const int *sigs, loop_signal_fn fn, void *a
 /* Runs until loop_quit(); returns its @code, or -errno if epoll fails. */
 int loop_run(struct loop *l);
 
+/*
+ * How many times loop_run() has woken up: another thread reads it to tell a loop
+ * that is held up (in a handler) from one that turns. Any thread.
+ */
+unsigned long loop_turns(struct loop *l);
+
 /* Makes loop_run() return @code after the handler that calls it. */
 void loop_quit(struct loop *l, int code);
 

@@ -44,19 +44,23 @@ struct ctl_server {
 	uint8_t				*rx;
 };
 
-/* @uid (primary group @gid) is a member of group @want (> 0). */
+/*
+ * @uid (primary group @gid) is a member of group @want (> 0). Reentrant: the loop
+ * and the sentinel thread may both ask.
+ */
 static bool in_group(uid_t uid, gid_t gid, int want)
 {
+	struct passwd pwd, *pw = NULL;
 	gid_t groups[256];
+	char buf[4096];
 	int n = 256;
-	struct passwd *pw;
 
 	if (want <= 0)
 		return false;
 	if (gid == (gid_t)want)
 		return true;
-	pw = getpwuid(uid);
-	if (!pw || getgrouplist(pw->pw_name, gid, groups, &n) < 0)
+	if (getpwuid_r(uid, &pwd, buf, sizeof(buf), &pw) || !pw ||
+	    getgrouplist(pw->pw_name, gid, groups, &n) < 0)
 		return false;
 	for (int i = 0; i < n; i++)
 		if (groups[i] == (gid_t)want)

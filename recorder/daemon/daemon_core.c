@@ -224,9 +224,9 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 		snprintf(msg, sizeof(msg), "recorderd: %s", d->last_err);
 		goto fail;
 	}
-	d->sn = sentinel_start(ctl_server_fd(d->ctl), d->cfg.group_gid,
+	d->sn = sentinel_start(d->loop, ctl_server_fd(d->ctl), d->cfg.group_gid,
 			       d->cfg.mode == CONFIG_MODE_FLIGHT ? CTL_MODE_FLIGHT : CTL_MODE_STREAM,
-			       wd);
+			       wd, d->t0.tv_sec * 1000ULL + d->t0.tv_nsec / 1000000);
 	if (!d->sn || loop_add_fd(d->loop, sentinel_handoff_fd(d->sn), EPOLLIN, on_handoff, d)) {
 		snprintf(msg, sizeof(msg), "recorderd: cannot start the sentinel thread: %s",
 			 strerror(errno));
@@ -245,6 +245,7 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 
 	dmn_triggers_stop(d);
 	d->state = CTL_STATE_STOPPING;
+	sentinel_set_state(d->sn, CTL_STATE_STOPPING);
 	daemon_notify("STOPPING=1");
 	dmn_arm_stop_timeout(d);
 	dmn_drain_for_stop(d);

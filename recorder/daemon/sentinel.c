@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/loop.h"
 #include "ctl.h"
 #include "daemon.h"
 #include "sentinel.h"
@@ -29,15 +30,19 @@
 struct sentinel {
 	pthread_t		th;
 	pid_t			tid;		/* the loop's thread */
+	struct loop		*loop;		/* read: loop_turns() only */
 	int			listen_fd;
 	int			gid;
 	unsigned int		mode;
 	unsigned int		wd_ms;
 	int			stop_fd;	/* eventfd: stop the thread */
 	int			handoff[2];	/* pipe: connections for the loop */
-	_Atomic uint64_t	beat_ms;	/* the loop's last turn */
-	uint64_t		t0_ms;
+	_Atomic uint64_t	beat_ms;	/* the loop's last beat */
+	_Atomic unsigned int	state;		/* enum ctl_state the loop published */
+	uint64_t		t0_ms;		/* the daemon's start, for uptime */
+	uint64_t		next_ping;
 	uint64_t		logged_ms;	/* last stall message, 0 = none yet */
+	unsigned int		waited_ms;	/* the request being answered waited */
 	uint8_t			*rx;
 	struct ctl_reply	*reply;
 };
@@ -81,41 +86,55 @@ static char loop_state(const struct sentinel *s, char *wchan, size_t len)
 	return p && p[1] == ' ' ? p[2] : '?';
 }
 
-/* What holds the loop up, for STATUS and the log. */
-static void describe(const struct sentinel *s, char *buf, size_t len)
+/* What holds the loop up (@what: for how long, in words), for STATUS and the log. */
+static void describe(const struct sentinel *s, const char *what, uint64_t ms, char *buf,
+		     size_t len)
 {
-	uint64_t idle = mono_ms() - atomic_load(&s->beat_ms);
 	char wchan[64];
 	char st = loop_state(s, wchan, sizeof(wchan));
 
-	snprintf(buf, len, "the main thread has not turned for %llu ms: %s (%s)",
-		 (unsigned long long)idle, st == 'D' ? "blocked on I/O" :
-		 st == 'R' ? "running" : "waiting", wchan);
+	snprintf(buf, len, "the main thread %s %llu ms: %s (%s)", what, (unsigned long long)ms,
+		 st == 'D' ? "blocked on I/O" : st == 'R' ? "running" : "waiting", wchan);
 }
 
 static void watchdog(struct sentinel *s)
 {
 	uint64_t now = mono_ms(), idle = now - atomic_load(&s->beat_ms);
 	char why[160], wchan[64];
-	bool on_io;
+	bool on_io, ping;
 
-	if (idle < 2ULL * s->wd_ms) {
+	/* the loop beats at least once a period */
+	if (idle < s->wd_ms + s->wd_ms / 2) {
 		daemon_notify("WATCHDOG=1");
 		s->logged_ms = 0;
 		return;
 	}
-	/* a slow or frozen disk is no reason to kill the daemon that writes to it */
+	/*
+	 * A slow or frozen disk is no reason to kill the daemon that writes to it, for a
+	 * while: past SENTINEL_IO_MAX_MS the wait is treated as a hang (a dead NFS
+	 * server, a deadlock in a driver: both look like a disk from here).
+	 */
 	on_io = loop_state(s, wchan, sizeof(wchan)) == 'D';
-	if (on_io)
+	ping = on_io && idle < SENTINEL_IO_MAX_MS;
+	if (ping)
 		daemon_notify("WATCHDOG=1");
 	if (s->logged_ms && now - s->logged_ms < LOG_EVERY_MS)
 		return;
 	s->logged_ms = now;
-	describe(s, why, sizeof(why));
-	if (on_io)
+	describe(s, "has not turned for", idle, why, sizeof(why));
+	if (ping)
 		log_warn("%s; the watchdog is kept alive", why);
 	else
 		log_err("%s; no watchdog ping", why);
+}
+
+/* Pings when a period is due: also while serve() waits for the loop. */
+static void watchdog_due(struct sentinel *s)
+{
+	if (s->wd_ms && mono_ms() >= s->next_ping) {
+		watchdog(s);
+		s->next_ping = mono_ms() + s->wd_ms;
+	}
 }
 
 static void sn_ping(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
@@ -132,7 +151,8 @@ static void sn_status(void *ctx, const struct ctl_peer *peer, const void *pl, ui
 {
 	struct sentinel *s = ctx;
 	struct ctl_status_reply st = {
-		.state = CTL_STATE_STALLED,
+		.state = atomic_load(&s->state) == CTL_STATE_STOPPING ? CTL_STATE_STOPPING :
+			 CTL_STATE_STALLED,
 		.mode = s->mode,
 		.pid = getpid(),
 		.uptime_ns = (mono_ms() - s->t0_ms) * 1000000ULL,
@@ -142,7 +162,7 @@ static void sn_status(void *ctx, const struct ctl_peer *peer, const void *pl, ui
 	char why[160];
 	uint32_t n = 0;
 
-	describe(s, why, sizeof(why));
+	describe(s, "has left this request waiting", s->waited_ms, why, sizeof(why));
 	ctl_reply_add(r, &st, sizeof(st));
 	for (size_t i = 0; i < sizeof(fill) / sizeof(fill[0]); i++) {
 		const char *str = fill[i] ? fill[i] : why;
@@ -158,19 +178,38 @@ static const struct ctl_command sn_commands[] = {
 	{ CTL_CMD_STATUS, 0, sizeof(struct ctl_status_req), 1, sn_status },
 };
 
-/* A connection the loop left waiting: answer it here, or hand it back. */
+/*
+ * A connection the loop left waiting: answer it here, or hand it back. The loop
+ * wakes at once for a connection, so one that waits while the loop does not turn
+ * means the loop is held up in a handler: answered after SENTINEL_GRACE_MS if the
+ * loop sleeps on I/O, after SENTINEL_STALL_MS otherwise (a reload may take that long
+ * and still answer itself). A loop that turns will get to it.
+ */
 static void serve(struct sentinel *s)
 {
 	struct pollfd p = { .fd = s->listen_fd, .events = POLLIN };
+	unsigned long turns = loop_turns(s->loop);
+	unsigned int waited = 0;
 	struct ctl_hdr h;
-	int c, waited;
+	char wchan[64];
+	int c;
 
-	/* a turning loop takes it within a few milliseconds */
-	for (waited = 0; waited < SENTINEL_GRACE_MS; waited += 10) {
+	for (;;) {
 		usleep(10000);
 		if (poll(&p, 1, 0) <= 0)
-			return;
+			return;		/* the loop took it */
+		watchdog_due(s);
+		if (loop_turns(s->loop) != turns) {
+			turns = loop_turns(s->loop);
+			waited = 0;
+			continue;
+		}
+		waited += 10;
+		if (waited >= SENTINEL_STALL_MS ||
+		    (waited >= SENTINEL_GRACE_MS && loop_state(s, wchan, sizeof(wchan)) == 'D'))
+			break;
 	}
+	s->waited_ms = waited;
 	c = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (c < 0)
 		return;		/* the loop got there first */
@@ -192,32 +231,29 @@ static void serve(struct sentinel *s)
 static void *sentinel_main(void *arg)
 {
 	struct sentinel *s = arg;
-	uint64_t next = mono_ms() + s->wd_ms;
 
+	s->next_ping = mono_ms() + s->wd_ms;
 	for (;;) {
 		struct pollfd p[2] = {
 			{ .fd = s->stop_fd, .events = POLLIN },
 			{ .fd = s->listen_fd, .events = POLLIN },
 		};
 		uint64_t now = mono_ms();
-		int timeout = !s->wd_ms ? -1 : next > now ? (int)(next - now) : 0;
+		int timeout = !s->wd_ms ? -1 : s->next_ping > now ? (int)(s->next_ping - now) : 0;
 
 		if (poll(p, 2, timeout) < 0 && errno != EINTR)
 			break;
 		if (p[0].revents)
 			break;
-		if (s->wd_ms && mono_ms() >= next) {
-			watchdog(s);
-			next = mono_ms() + s->wd_ms;
-		}
+		watchdog_due(s);
 		if (p[1].revents & POLLIN)
 			serve(s);
 	}
 	return NULL;
 }
 
-struct sentinel *sentinel_start(int listen_fd, int gid, unsigned int mode,
-				unsigned int watchdog_ms)
+struct sentinel *sentinel_start(struct loop *l, int listen_fd, int gid, unsigned int mode,
+				unsigned int watchdog_ms, uint64_t t0_ms)
 {
 	struct sentinel *s = calloc(1, sizeof(*s));
 	int err;
@@ -225,12 +261,14 @@ struct sentinel *sentinel_start(int listen_fd, int gid, unsigned int mode,
 	if (!s)
 		return NULL;
 	s->tid = gettid();
+	s->loop = l;
 	s->listen_fd = listen_fd;
 	s->gid = gid;
 	s->mode = mode;
 	s->wd_ms = watchdog_ms;
-	s->t0_ms = mono_ms();
-	atomic_store(&s->beat_ms, s->t0_ms);
+	s->t0_ms = t0_ms;
+	atomic_store(&s->state, CTL_STATE_RUNNING);
+	atomic_store(&s->beat_ms, mono_ms());
 	s->handoff[0] = s->handoff[1] = -1;
 	s->stop_fd = eventfd(0, EFD_CLOEXEC);
 	s->rx = malloc(CTL_MAX_MSG);
@@ -265,6 +303,12 @@ void sentinel_beat(struct sentinel *s)
 		atomic_store(&s->beat_ms, mono_ms());
 }
 
+void sentinel_set_state(struct sentinel *s, unsigned int state)
+{
+	if (s)
+		atomic_store(&s->state, state);
+}
+
 int sentinel_handoff_fd(const struct sentinel *s)
 {
 	return s ? s->handoff[0] : -1;
@@ -277,8 +321,10 @@ void sentinel_stop(struct sentinel *s)
 
 	if (!s)
 		return;
-	if (write(s->stop_fd, &one, sizeof(one)) == sizeof(one))
-		pthread_join(s->th, NULL);
+	/* an eventfd write fails only when its counter would overflow: never from 0 */
+	if (write(s->stop_fd, &one, sizeof(one)) != sizeof(one))
+		log_err("sentinel: cannot stop the thread: %s", strerror(errno));
+	pthread_join(s->th, NULL);
 	/* connections handed back that the loop never took */
 	while (read(s->handoff[0], &c, sizeof(c)) == (ssize_t)sizeof(c))
 		close(c);

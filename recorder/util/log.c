@@ -8,8 +8,9 @@
 
 int log_max_level = LOG_LVL_INFO;
 int log_journal_prefix;
-static char first_error[256];
-static int marked;
+/* per thread: the daemon's sentinel thread must not become a reload's error */
+static _Thread_local char first_error[256];
+static _Thread_local int marked;
 
 void log_mark_errors(void)
 {
