@@ -64,6 +64,7 @@ static void rb_meta_writer(struct rb_cpu *buf)
 		WRITE_ONCE(meta->writer, id);
 		barrier();
 	} while (RB_TAIL_ID(rb_tail_read(buf)) != id && ++loops < RB_MAX_RETRIES);
+	FTRING_WARN_ON(buf, loops >= RB_MAX_RETRIES);
 }
 
 /**

@@ -58,7 +58,10 @@ static __always_inline u64 rb_clock(struct rb_cpu *buf)
 	return rb_clock_read(buf->clock);
 }
 
+/* @ctx: bits 0-3 a level's writer, 4 the transition one, 5-6 the level it is at */
+#define RB_CTX_LEVELS		0xfU
 #define RB_CTX_TRANSITION	4
+#define RB_CTX_TLEVEL_SHIFT	5
 
 /* Step R: false if this context already has a writer (and a transition one). */
 static __always_inline bool rb_recursion_enter(struct rb_cpu *buf)
@@ -66,26 +69,32 @@ static __always_inline bool rb_recursion_enter(struct rb_cpu *buf)
 	unsigned int ctx = READ_ONCE(buf->ctx), bit = RB_CTX_LEVEL();
 
 	if (unlikely(ctx & BIT(bit))) {
-		bit = RB_CTX_TRANSITION;
-		if (ctx & BIT(bit))
+		if (ctx & BIT(RB_CTX_TRANSITION))
 			return false;
+		/* its level says whose exit clears it (an interrupt may come on top) */
+		ctx |= BIT(RB_CTX_TRANSITION) | bit << RB_CTX_TLEVEL_SHIFT;
+	} else {
+		ctx |= BIT(bit);
 	}
 	/* an interrupt between the load and the store puts back what it found */
-	WRITE_ONCE(buf->ctx, ctx | BIT(bit));
+	WRITE_ONCE(buf->ctx, ctx);
 	barrier();
 	return true;
 }
 
-/* Leaves step R: the innermost writer is the transition one, else the highest level. */
+/*
+ * Leaves step R: the innermost writer is at the highest level set, and it is the
+ * transition one if the transition is at that level.
+ */
 static __always_inline void rb_recursion_exit(struct rb_cpu *buf)
 {
-	unsigned int ctx = READ_ONCE(buf->ctx);
+	unsigned int ctx = READ_ONCE(buf->ctx), hi = fls(ctx & RB_CTX_LEVELS) - 1;
 
 	barrier();
-	if (ctx & BIT(RB_CTX_TRANSITION))
-		ctx &= ~BIT(RB_CTX_TRANSITION);
+	if (unlikely(ctx & BIT(RB_CTX_TRANSITION)) && hi == ctx >> RB_CTX_TLEVEL_SHIFT)
+		ctx &= RB_CTX_LEVELS;
 	else
-		ctx &= ~BIT(fls(ctx) - 1);
+		ctx &= ~BIT(hi);
 	WRITE_ONCE(buf->ctx, ctx);
 }
 
@@ -127,8 +136,10 @@ again:
 	barrier();
 	if (unlikely((unsigned long)local_read(&buf->reserves) != reserves) &&
 	    !local_read(&buf->nest)) {
-		if (FTRING_WARN_ON(buf, ++loops > RB_MAX_RETRIES))
+		if (FTRING_WARN_ON(buf, ++loops > RB_MAX_RETRIES)) {
+			rb_recursion_exit(buf);
 			return;
+		}
 		local_inc(&buf->nest);
 		goto again;
 	}

@@ -773,7 +773,9 @@ TEST(page_switch_interrupted_discard)
  * A writer that starts while one of its own context level is in progress did not
  * interrupt it: it recursed (the probe traced something it called). One level is let
  * through (an interrupt not yet in the preempt count looks the same); the next is
- * dropped and counted, and the guard is released with the writers.
+ * dropped and counted, also after an interrupt came and went on top of the transition
+ * writer (its exit must clear its own level, not the transition), and the guard is
+ * released with the writers.
  */
 TEST(recursion_guard)
 {
@@ -798,6 +800,9 @@ TEST(recursion_guard)
 	rb_shim_ctx = 3;
 	write_one(&w, SRC_NMI, size);
 	rb_shim_ctx = 0;
+	/* and leaves the transition to the writer it interrupted: still no third */
+	EXPECT_EQ(NULL, begin_one(&w, SRC_IRQ, size));
+	EXPECT_EQ(2, local_read(&w.buf->lost_busy));
 	rb_commit(w.buf);
 	rb_commit(w.buf);
 	EXPECT_EQ(0U, w.buf->ctx);

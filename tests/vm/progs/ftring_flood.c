@@ -217,6 +217,9 @@ static int read_once(struct cpu_ctx *c, uint32_t *id, uint32_t *done)
 		*id = c->meta->reader.id;
 		*done = 0;
 		c->lost_events += c->meta->reader.lost_events;
+		/* events lost in between: a run of hard IRQ events does not go on across */
+		if (c->meta->reader.lost_events)
+			c->irq_run = 0;
 		if (missed > 0 && (uint64_t)missed != c->meta->reader.lost_events)
 			c->missed_mismatch++;
 		if (!missed && c->meta->reader.lost_events)
