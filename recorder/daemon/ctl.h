@@ -69,6 +69,10 @@ int ctl_check_request(const void *msg, size_t len, const struct ctl_command *tab
 void ctl_reply_error(struct ctl_reply *r, uint16_t status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The PING handler (struct ctl_ping), for every table; also BAD_VERSION's payload. */
+void ctl_h_ping(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
+		struct ctl_reply *r);
+
 /* Appends @len bytes to @r; returns 0 or -ENOSPC. */
 int ctl_reply_add(struct ctl_reply *r, const void *data, size_t len);
 

@@ -169,6 +169,14 @@ static void send_reply(int fd, uint32_t seq, const struct ctl_reply *r)
 		log_debug("control: reply not sent: %s", strerror(errno));
 }
 
+void ctl_h_ping(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
+		struct ctl_reply *r)
+{
+	struct ctl_ping p = { .version = CTL_PROTO_VERSION, .pid = getpid() };
+
+	ctl_reply_add(r, &p, sizeof(p));
+}
+
 void ctl_serve_request(int fd, const struct ctl_command *table, size_t n, void *ctx, int gid,
 		       uint8_t *rx, struct ctl_reply *r)
 {
@@ -190,10 +198,8 @@ void ctl_serve_request(int fd, const struct ctl_command *table, size_t n, void *
 		memcpy(&h, rx, sizeof(h));
 	st = ctl_check_request(rx, len, table, n, &cmd);
 	if (st == CTL_ST_BAD_VERSION) {
-		struct ctl_ping p = { .version = CTL_PROTO_VERSION, .pid = getpid() };
-
 		r->status = st;
-		ctl_reply_add(r, &p, sizeof(p));
+		ctl_h_ping(ctx, &peer, NULL, 0, r);
 		send_reply(fd, h.seq, r);
 		return;
 	}

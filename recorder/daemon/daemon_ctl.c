@@ -22,14 +22,6 @@
 
 /* ---- control handlers ---------------------------------------------------------- */
 
-static void h_ping(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
-		   struct ctl_reply *r)
-{
-	struct ctl_ping p = { .version = CTL_PROTO_VERSION, .pid = getpid() };
-
-	ctl_reply_add(r, &p, sizeof(p));
-}
-
 /* Appends NUL-terminated @str to @buf (@size) at *@off; cut if it would not fit. */
 static void put_str(char *buf, size_t size, size_t *off, const char *str)
 {
@@ -490,7 +482,7 @@ static void h_reload(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 }
 
 const struct ctl_command dmn_commands[] = {
-	{ CTL_CMD_PING,	    0, 0,	     1, h_ping },
+	{ CTL_CMD_PING,	    0, 0,	     1, ctl_h_ping },
 	{ CTL_CMD_STATUS,   0, sizeof(struct ctl_status_req), 1, h_status },
 	{ CTL_CMD_STOP,	    0, 0,	     0, h_stop },
 	{ CTL_CMD_SNAPSHOT, 0, PATH_MAX - 1, 0, h_snapshot },

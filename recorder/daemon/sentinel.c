@@ -137,14 +137,6 @@ static void watchdog_due(struct sentinel *s)
 	}
 }
 
-static void sn_ping(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
-		    struct ctl_reply *r)
-{
-	struct ctl_ping p = { .version = CTL_PROTO_VERSION, .pid = getpid() };
-
-	ctl_reply_add(r, &p, sizeof(p));
-}
-
 /* STATUS while the loop is held up: who we are and why; no counter (they are its). */
 static void sn_status(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
 		      struct ctl_reply *r)
@@ -174,7 +166,7 @@ static void sn_status(void *ctx, const struct ctl_peer *peer, const void *pl, ui
 }
 
 static const struct ctl_command sn_commands[] = {
-	{ CTL_CMD_PING,	  0, 0, 1, sn_ping },
+	{ CTL_CMD_PING,	  0, 0, 1, ctl_h_ping },
 	{ CTL_CMD_STATUS, 0, sizeof(struct ctl_status_req), 1, sn_status },
 };
 
