@@ -74,7 +74,6 @@ static void on_tick(struct loop *l, uint64_t n, void *arg)
 {
 	struct recd *d = arg;
 
-	sentinel_beat(d->sn);
 	if ((!d->cap && !d->fl) || d->state != CTL_STATE_RUNNING)
 		return;
 	d->tick_ms_acc += n * d->tick_ms;

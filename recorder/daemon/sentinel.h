@@ -39,7 +39,7 @@ struct sentinel *sentinel_start(struct loop *l, int listen_fd, int gid, unsigned
 /* The loop's state for STATUS answered here (CTL_STATE_STOPPING once it stops). */
 void sentinel_set_state(struct sentinel *s, unsigned int state);
 
-/* The loop turned (called from it, at least once per watchdog period). */
+/* The loop turned and is capturing (its watchdog timer, in RUNNING or STOPPING). */
 void sentinel_beat(struct sentinel *s);
 
 /* Read end of the pipe of connections handed back (an int fd each), or -1. */
