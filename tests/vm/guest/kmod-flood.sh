@@ -19,9 +19,9 @@ g_kselftest flood-overwrite ftring_flood -m overwrite -n 4 -r "$FLOOD_READER_US"
 g_dmesg_clean flood-overwrite.dmesg
 # interrupts that each write a crowd's worth of events (128 wake-ups, about 1.5 of
 # the 2 ring pages) into a writer they cut off: exact accounting all the same
-g_kselftest flood-bursts-overwrite ftring_flood -m overwrite -n 2 -b 128 -r "$FLOOD_READER_US" -d "${1:-3}"
+g_kselftest flood-bursts-overwrite ftring_flood -m overwrite -n 2 -b 128 -p "$FLOOD_CROWD_US" -r "$FLOOD_READER_US" -d "${1:-3}"
 g_dmesg_clean flood-bursts-overwrite.dmesg
-g_kselftest flood-bursts-discard ftring_flood -m discard -n 2 -b 128 -r "$FLOOD_READER_US" -d "${1:-3}"
+g_kselftest flood-bursts-discard ftring_flood -m discard -n 2 -b 128 -p "$FLOOD_CROWD_US" -r "$FLOOD_READER_US" -d "${1:-3}"
 g_dmesg_clean flood-bursts-discard.dmesg
 g_check rmmod rmmod ftring
 g_dmesg_clean rmmod.dmesg

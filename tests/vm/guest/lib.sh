@@ -62,7 +62,10 @@ g_cpus() {
 # ftring_flood's reader pause (-r, us): long enough for its 4-sub-buffer ring to
 # overflow, which the accounting checks need. An arm64 TCG guest writes about 5000
 # markers a second per CPU, too few to outrun a reader pausing 2 ms as on x86-64.
+# FLOOD_CROWD_US: the period of a crowd of tickers (-p), long enough for all of them
+# to be back asleep when the next burst comes; an arm64 TCG vCPU takes longer than
+# 10 ms to run 128 woken threads and the writer.
 case $(uname -m) in
-aarch64) FLOOD_READER_US=20000 ;;
-*) FLOOD_READER_US=2000 ;;
+aarch64) FLOOD_READER_US=20000 FLOOD_CROWD_US=50000 ;;
+*) FLOOD_READER_US=2000 FLOOD_CROWD_US=10000 ;;
 esac

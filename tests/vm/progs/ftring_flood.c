@@ -3,9 +3,10 @@
  * Flood accounting test for ftring, run in the guest. Per online CPU: a pinned marker
  * writer ("fl <cpu> <seq>"), a pinned ticker whose 1 ms hrtimer wakes it from hard
  * IRQ context (sched_wakeup, irq and softirq events nest into the writer on that CPU),
- * and a reader draining the CPU's buffer through the mmap ABI (deliberately slow, so
- * a small ring overflows). After the writers stop, recording stops and every buffer
- * is drained; then, per CPU, exactly:
+ * and a reader draining the CPU's buffer through the mmap ABI (deliberately slow, and
+ * first reading once its writer has overfilled the ring, so a small ring overflows).
+ * After the writers stop, recording stops and every buffer is drained; then, per CPU,
+ * exactly:
  *   entries == read + overrun, events decoded == read, lost == sum of its causes,
  *   pages well formed with time never going backwards, missed counts stored in pages
  *   == reader.lost_events at that swap;
@@ -17,10 +18,12 @@
  * With -b N, N tickers per CPU sleep to one shared absolute deadline, so a single
  * hrtimer interrupt wakes them all: N sched_wakeup events in a row from hard IRQ
  * context, nested into the marker writer, enough to go round a small ring under a
- * writer the interrupt cut off. The longest such run is checked to be there.
+ * writer the interrupt cut off. The longest such run is checked to be there: in the
+ * middle of the flood the writers pause for a quiet window while the readers drain
+ * at full speed, so that bursts land in an emptied ring even on a slow TCG vCPU.
  *
  *   ftring_flood -m discard|overwrite [-n NR_SUBBUFS] [-d SECONDS] [-r READER_SLEEP_US]
- *                [-b TICKERS_PER_CPU]
+ *                [-b TICKERS_PER_CPU [-p PERIOD_US]]
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -43,15 +46,19 @@ static unsigned int nr_subbufs = 4;
 static double duration = 3.0;
 static unsigned int reader_sleep_us = 2000;
 static unsigned int nr_tickers = 1;
+static long crowd_period_us = 10000;
 static double tickers_end;	/* a crowd stops first: the writer's last marker is newest */
 static atomic_int writers_stop, readers_stop;
+static atomic_int quiet;	/* writers pause, readers drain without pausing */
 
 struct cpu_ctx {
 	int			cpu;
 	pthread_t		writer, reader, *tickers;
 	pid_t			writer_tid;
+	atomic_int		writer_done;
 	/* writer */
 	long			attempts, ok, nospc, other;
+	atomic_long		progress;	/* attempts, for the reader's gate */
 	unsigned char		*succeeded;	/* per seq: write() returned the length */
 	long			cap;		/* room in succeeded[] and found[] */
 	/* reader */
@@ -82,43 +89,71 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static void sleep_until(double t)
+{
+	double d = t - now();
+
+	if (d > 0)
+		usleep((useconds_t)(d * 1e6));
+}
+
+/* One numbered marker; which attempts succeeded is what the reader is checked against. */
+static void write_marker(struct cpu_ctx *c)
+{
+	char buf[64];
+	int len = snprintf(buf, sizeof(buf), "fl %d %ld", c->cpu, c->attempts);
+	ssize_t ret = ft_marker(mfd, buf, len + 1);
+
+	if (ret == len + 1) {
+		c->ok++;
+		c->succeeded[c->attempts] = 1;
+	} else if (ret == -ENOSPC) {
+		c->nospc++;
+	} else {
+		c->other++;
+	}
+	c->attempts++;
+	atomic_store_explicit(&c->progress, c->attempts, memory_order_relaxed);
+}
+
 static void *writer(void *arg)
 {
 	struct cpu_ctx *c = arg;
-	char buf[64];
 	double end = now() + duration;
+	unsigned int t;
 
 	ft_pin(c->cpu);
 	c->writer_tid = (pid_t)syscall(SYS_gettid);
-	while (!atomic_load(&writers_stop) && now() < end) {
-		int len = snprintf(buf, sizeof(buf), "fl %d %ld", c->cpu, c->attempts);
-		ssize_t ret;
-
-		if (c->attempts >= c->cap)
-			break;
-		ret = ft_marker(mfd, buf, len + 1);
-		if (ret == len + 1) {
-			c->ok++;
-			c->succeeded[c->attempts] = 1;
-		} else if (ret == -ENOSPC) {
-			c->nospc++;
-		} else {
-			c->other++;
-		}
-		c->attempts++;
+	while (!atomic_load(&writers_stop) && now() < end && c->attempts < c->cap - 1) {
+		if (atomic_load_explicit(&quiet, memory_order_relaxed))
+			usleep(1000);
+		else
+			write_marker(c);
 	}
+	/*
+	 * A crowd (stopped half a second before) has exited before the last marker: the
+	 * switches and exits of a late one would fill the small ring after it, and
+	 * overwrite mode must keep it.
+	 */
+	if (nr_tickers > 1) {
+		for (t = 0; t < nr_tickers; t++)
+			pthread_join(c->tickers[t], NULL);
+		write_marker(c);
+	}
+	atomic_store(&c->writer_done, 1);
 	return NULL;
 }
 
 /*
  * Sleeps to the next multiple of the period: every ticker of the CPU to the same
  * instant, which one hrtimer interrupt serves. 1 ms alone (a TCG vCPU keeps up);
- * 10 ms for a crowd, so that all of it is asleep again by the next one.
+ * 10 ms (-p) for a crowd, so that all of it is asleep again by the next one: a
+ * ticker still running at the deadline splits the burst.
  */
 static void *ticker(void *arg)
 {
 	struct cpu_ctx *c = arg;
-	long period = nr_tickers > 1 ? 10000000L : 1000000L;
+	long period = nr_tickers > 1 ? crowd_period_us * 1000L : 1000000L;
 	struct timespec ts;
 
 	ft_pin(c->cpu);
@@ -244,6 +279,16 @@ static int read_once(struct cpu_ctx *c, uint32_t *id, uint32_t *done)
 	return 0;
 }
 
+/*
+ * Markers that surely overfill the ring and its reader page: no record is under 16
+ * bytes. The reader waits for that many before its first read, so a loss is provoked
+ * whatever the vCPU's speed (an arm64 TCG vCPU could keep pace with a pausing reader).
+ */
+static long overfill_markers(const struct cpu_ctx *c)
+{
+	return (long)c->meta->subbuf_size * (c->meta->nr_subbufs + 1) / 16;
+}
+
 static void *reader(void *arg)
 {
 	struct cpu_ctx *c = arg;
@@ -251,9 +296,12 @@ static void *reader(void *arg)
 	int idle = 0;
 
 	c->last_seq = -1;
-	while (!atomic_load(&readers_stop)) {
-		read_once(c, &id, &done);
+	while (atomic_load_explicit(&c->progress, memory_order_relaxed) < overfill_markers(c) &&
+	       !atomic_load(&c->writer_done) && !atomic_load(&readers_stop))
 		usleep(reader_sleep_us);
+	while (!atomic_load(&readers_stop)) {
+		if (read_once(c, &id, &done) || !atomic_load(&quiet))
+			usleep(reader_sleep_us);
 	}
 	/* Recording stopped: drain until two empty rounds in a row. */
 	while (idle < 2)
@@ -404,7 +452,7 @@ int main(int argc, char **argv)
 	double t0;
 	int opt, i, ret, strict;
 
-	while ((opt = getopt(argc, argv, "m:n:d:r:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:d:r:b:p:")) != -1) {
 		switch (opt) {
 		case 'm':
 			mode = !strcmp(optarg, "overwrite") ? FTRING_MODE_OVERWRITE :
@@ -424,13 +472,18 @@ int main(int argc, char **argv)
 			if (!nr_tickers || nr_tickers > 1024)
 				mode = -1;
 			break;
+		case 'p':
+			crowd_period_us = strtol(optarg, NULL, 0);
+			if (crowd_period_us < 1000)
+				mode = -1;
+			break;
 		default:
 			mode = -1;
 		}
 	}
 	if (mode < 0 || optind != argc) {
 		fprintf(stderr, "usage: %s -m discard|overwrite [-n NR_SUBBUFS] [-d SECONDS] "
-			"[-r READER_SLEEP_US] [-b TICKERS_PER_CPU]\n", argv[0]);
+			"[-r READER_SLEEP_US] [-b TICKERS_PER_CPU [-p PERIOD_US]]\n", argv[0]);
 		return 2;
 	}
 	ksft_print_header();
@@ -458,17 +511,27 @@ int main(int argc, char **argv)
 		cpus[i].tickers = calloc(nr_tickers, sizeof(pthread_t));
 		if (!cpus[i].tickers)
 			ksft_exit_fail_msg("no memory for %u tickers\n", nr_tickers);
-		pthread_create(&cpus[i].reader, NULL, reader, &cpus[i]);
+		if (pthread_create(&cpus[i].reader, NULL, reader, &cpus[i]))
+			ksft_exit_fail_msg("cannot start a reader\n");
 		for (t = 0; t < nr_tickers; t++)
-			pthread_create(&cpus[i].tickers[t], &small, ticker, &cpus[i]);
-		pthread_create(&cpus[i].writer, NULL, writer, &cpus[i]);
+			if (pthread_create(&cpus[i].tickers[t], &small, ticker, &cpus[i]))
+				ksft_exit_fail_msg("cannot start ticker %u\n", t);
+		if (pthread_create(&cpus[i].writer, NULL, writer, &cpus[i]))
+			ksft_exit_fail_msg("cannot start a writer\n");
+	}
+	if (nr_tickers > 1) {
+		/* the quiet window, mid flood: 0.4 s */
+		sleep_until(t0 + duration / 2 - 0.2);
+		atomic_store(&quiet, 1);
+		sleep_until(t0 + duration / 2 + 0.2);
+		atomic_store(&quiet, 0);
 	}
 	for (i = 0; i < ncpus; i++)
 		pthread_join(cpus[i].writer, NULL);
 	atomic_store(&writers_stop, 1);
-	for (i = 0; i < ncpus; i++)
-		for (t = 0; t < nr_tickers; t++)
-			pthread_join(cpus[i].tickers[t], NULL);
+	if (nr_tickers == 1)	/* a crowd is joined by its writer */
+		for (i = 0; i < ncpus; i++)
+			pthread_join(cpus[i].tickers[0], NULL);
 	ret = ft_ioctl(ctl, FTRING_IOC_STOP, NULL);
 	atomic_store(&readers_stop, 1);
 	for (i = 0; i < ncpus; i++)
