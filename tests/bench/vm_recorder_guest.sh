@@ -13,14 +13,24 @@
 #  loss: for each RATE, RATE * MS / 1000 markers at RATE per guest second, written by a
 #        SCHED_FIFO process (the recorder only gets the CPU the load leaves), LOSS_KB
 #        KiB per CPU; files in /out/loss/NAME-RATE.dat
+#  stack: what a recorder costs a workload, whole stack (kernel events, the recorder's
+#        own threads, its writes: all on the one vCPU): vm_pingpong's ping-pong (median
+#        of REPEATS runs of ROUNDS round trips, sched_switch + sched_wakeup) and its
+#        fork/exec loop (FE_RUNS runs of FORKS, the six sched events of a process's
+#        life), untraced, under `trace-cmd record` and under `recorderd record`, each
+#        with its own defaults (buffer size, file format, compression, page source) but
+#        the events; files in /out/stack/NAME-LOAD.dat
 # The host counts the markers in the files (written - found = lost). Prints only
-# "key value" lines (keys rec_*, loss_*); puts tracefs and the module back as found.
-#   vm_recorder_guest.sh COUNT REC_KB LOSS_KB MS RATE[,RATE...] [RECORDERS]
+# "key value" lines (keys rec_*, loss_*, stack_*); puts tracefs and the module back as
+# found.
+#   vm_recorder_guest.sh COUNT REC_KB LOSS_KB MS RATE[,RATE...]
+#                        [ROUNDS,REPEATS,FORKS,FE_RUNS [RECORDERS]]
+# COUNT 0 leaves out the recorder cost, a stack of "-" the whole-stack part.
 N=${1:-400000} RKB=${2:-1024} LKB=${3:-256} MS=${4:-1000} RATES=${5:-1000,2000}
-RECS=${6:-tc,splice,kmod}
+STACK=${6:-20000,3,50,201} RECS=${7:-tc,splice,kmod}
 T=/sys/kernel/tracing
 O=${VM_OUT:-/out}
-mkdir -p "$O/rec" "$O/loss" /tmp/vr
+mkdir -p "$O/rec" "$O/loss" "$O/stack" /tmp/vr
 
 saved_on=$(cat $T/tracing_on)
 saved_kb=$(cat $T/buffer_size_kb | sed 's/ .*//')
@@ -32,6 +42,7 @@ elif [ -e /vm/ftring.ko ] && insmod /vm/ftring.ko; then
 fi
 have_tc=0
 command -v trace-cmd >/dev/null && have_tc=1
+echo "rec_cpus $(nproc)"
 echo "rec_count $N"
 echo "rec_kb $RKB"
 echo "loss_kb $LKB"
@@ -49,9 +60,28 @@ ready() {
 		sleep 0.05
 		_i=$((_i + 1))
 	done
-	# a recorder may turn tracing on before all its per-CPU readers run: let them
-	# start (idle guest time costs no wall time under icount sleep=off)
-	sleep 0.5
+	# a recorder may turn tracing on before all its per-CPU readers run, and go on
+	# setting up (metadata, threads) for a while: the load starts once the guest is
+	# idle again, the recorder waiting for pages (idle guest time costs no wall time
+	# under icount sleep=off)
+	sleep 0.2
+	settle
+}
+
+# settle: waits (at most 30 s) until the CPUs were at least 95% idle over 200 ms
+settle() {
+	_n=0
+	while [ $_n -lt 150 ]; do
+		# shellcheck disable=SC2046 # the fields of /proc/stat's "cpu" line
+		set -- $(head -n 1 /proc/stat)
+		_t0=$(($2 + $3 + $4 + $5 + $6 + $7 + $8)) _i0=$5
+		sleep 0.2
+		set -- $(head -n 1 /proc/stat)
+		_t1=$(($2 + $3 + $4 + $5 + $6 + $7 + $8)) _i1=$5
+		[ $(((_i1 - _i0) * 100)) -ge $(((_t1 - _t0) * 95)) ] && return 0
+		_n=$((_n + 1))
+	done
+	echo "vm_recorder_guest: the guest never settled before a run" >&2
 }
 
 # start NAME KB FILE: runs recorder NAME in the background; RPID is vm_load's pid
@@ -107,7 +137,7 @@ reset_ftrace
 
 # --- 3. recorder cost: one big stream, and an idle run for the fixed costs -------------
 for r in $(echo "$RECS" | tr , ' '); do
-	runnable $r || continue
+	[ "$N" != 0 ] && runnable $r || continue
 	f=/tmp/vr/$r.dat
 	start $r "$RKB" $f
 	stop "rec_${r}_idle"
@@ -144,6 +174,70 @@ for r in $(echo "$RECS" | tr , ' '); do
 		reset_ftrace
 	done
 done
+
+# --- 5. whole stack: a recorder as shipped, under a workload ---------------------------
+PP_EVENTS="sched:sched_switch sched:sched_wakeup"
+FE_EVENTS="$PP_EVENTS sched:sched_wakeup_new sched:sched_process_fork
+	sched:sched_process_exec sched:sched_process_exit"
+
+# stack_start NAME FILE EVENTS: recorder NAME (tc or rd) with its defaults; RPID
+stack_start() {
+	_e=
+	for _x in $3; do _e="$_e -e $_x"; done
+	rm -f "$2"
+	case $1 in
+	# shellcheck disable=SC2086 # one -e per event
+	tc) trace-cmd record $_e -o "$2" >/tmp/vr/log 2>&1 & ;;
+	# shellcheck disable=SC2086
+	rd) recorderd record $_e -o "$2" >/tmp/vr/log 2>&1 & ;;
+	esac
+	RPID=$!
+	if [ $1 = rd ] && [ $have_kmod = 1 ]; then ready kmod; else ready tc; fi
+}
+
+# stack_stop NAME LOAD: SIGINT, wait; keeps the file and log; prints the exit status
+stack_stop() {
+	kill -INT "$RPID" 2>/dev/null
+	wait "$RPID"
+	echo "stack_${1}_${2}_status $?"
+	cp /tmp/vr/log "$O/stack/$1-$2.log"
+	mv "/tmp/vr/$1-$2.dat" "$O/stack/$1-$2.dat" 2>/dev/null
+	reset_ftrace
+}
+
+# stack_fe KEY: FE_RUNS fork/exec runs, one value each (the host takes the median)
+stack_fe() {
+	_i=1
+	while [ $_i -le "$SFR" ]; do
+		echo "stack_fe_${1}_$_i $(vm_pingpong forkexec "$SF" 1)"
+		_i=$((_i + 1))
+	done
+}
+
+stack_part() {
+	IFS=, read -r SR SN SF SFR <<-EOF_STACK
+	$STACK
+	EOF_STACK
+	echo "stack_rounds $SR"
+	echo "stack_repeats $SN"
+	echo "stack_forks $SF"
+	echo "stack_fe_runs $SFR"
+
+	[ $have_kmod = 1 ] && echo "stack_rd_source kmod ($(ftring_ctl show))" ||
+		echo "stack_rd_source tracefs"
+	echo "stack_pp_none $(vm_pingpong pingpong "$SR" "$SN")"
+	stack_fe none
+	for r in tc rd; do
+		[ $r = rd ] || runnable $r || continue
+		stack_start $r /tmp/vr/$r-pp.dat "$PP_EVENTS"
+		echo "stack_pp_$r $(vm_pingpong pingpong "$SR" "$SN")"
+		stack_stop $r pp
+		stack_start $r /tmp/vr/$r-fe.dat "$FE_EVENTS"
+		stack_fe $r
+		stack_stop $r fe
+	done
+}
+[ "$STACK" = - ] || stack_part
 
 [ $loaded = 1 ] && rmmod ftring
 echo "$saved_kb" >$T/buffer_size_kb

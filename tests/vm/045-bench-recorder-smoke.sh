@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # A tiny run of the in-guest benchmarks as `make bench` runs them (tests/bench/vm_bench
 # --smoke: one -smp 1 icount boot with Debian's trace-cmd in the guest, the producer
-# part then the recorder part): every figure of the recorder cost table and of the loss
-# curve is produced and is a plausible number, and the producer part's rows are there
-# too (tests/vm/040-bench-smoke.sh checks that part in detail). Not timed, no threshold
-# on the figures themselves.
+# part then the recorder part): every figure of the recorder cost table, of the loss
+# curve and of the whole-stack table is produced and is a plausible number, and the
+# producer part's rows are there too (tests/vm/040-bench-smoke.sh checks that part in
+# detail). Not timed, no threshold on the figures themselves.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$TOP/tests/vm/lib.sh"
 
@@ -58,6 +58,16 @@ if [ -f "$VM_KO" ]; then
 		t_check "bench-rec.row.$m" grep -qE "^  ${m//./\\.} +ours +-?$n +peer +-?$n " <<<"$rep"
 	done
 fi
+# whole stack: both loads measured untraced and under both recorders, and both
+# recorders' files hold sched events (a recorder that recorded nothing costs nothing)
+for l in pingpong forkexec; do
+	t_check "bench-rec.stack.$l" grep -qE \
+		"^  $l +$n +$n +$n +-?$n +-?$n +-?$n +[0-9]+ +[0-9]+\$" <<<"$rep"
+	t_check "bench-rec.stack.$l.events" awk -v l="$l" \
+		'$1 == l && NF == 9 && $8 > 0 && $9 > 0 { ok = 1 } END { exit !ok }' <<<"$rep"
+	t_check "bench-rec.row.stack.$l" grep -qE \
+		"^  stack\.$l\.added_units +ours +-?$n +peer +-?$n +units/op +ratio " <<<"$rep"
+done
 t_eq bench-rec.csv-header "$(head -n 1 "$BENCH_RESULTS/loss_curve.csv" 2>/dev/null)" \
 	recorder,rate,written,lost
 if [ -f "$out/dmesg.txt" ]; then
