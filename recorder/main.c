@@ -19,6 +19,7 @@ static const struct cli_cmd {
 	{ "trigger",	cmd_daemon,	"fire the flight recorder's trigger command:NAME" },
 	{ "rotate",	cmd_daemon,	"finish the daemon's current file and start the next" },
 	{ "reload",	cmd_daemon,	"re-read the daemon's config file (like SIGHUP)" },
+	{ "salvage",	cmd_daemon,	"finish what a daemon that died left (none took over)" },
 	{ "recover",	cmd_recover,	"check a trace.dat cut by a crash, and repair it" },
 	{ "lastboot",	cmd_lastboot,	"write the trace the previous boot left (ftring persist=)" },
 };

@@ -333,6 +333,7 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		.nr_events = p->nr_events,
 		.clock = p->clock,
 		.watermark_pct = watermark,
+		.orphan_only = p->orphan_only,
 	};
 	struct v7_params *wp;
 	const char *name;

@@ -36,6 +36,8 @@ struct capture_params {
 	int			take_over;	/* @instance is a crashed recorder's: keep its
 						 * buffer (source/tracing.h) */
 	int			keep;		/* record what the buffer holds already */
+	int			orphan_only;	/* the module: take over only what a dead
+						 * recorder left (source.h) */
 	const char *const	*events;	/* "SYSTEM" or "SYSTEM:EVENT", may be NULL */
 	int			nr_events;
 	const char		*output;	/* file to create (truncated) */

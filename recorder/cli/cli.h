@@ -5,7 +5,7 @@
 
 int cmd_record(int argc, char **argv);	/* cmd_record.c */
 int cmd_export(int argc, char **argv);	/* cmd_export.c */
-/* start, stop, status, snapshot, trigger, rotate, reload; argv[0] names which. */
+/* start, stop, status, snapshot, trigger, rotate, reload, salvage; argv[0] names which. */
 int cmd_daemon(int argc, char **argv);	/* cmd_daemon.c */
 int cmd_recover(int argc, char **argv);	/* cmd_recover.c */
 int cmd_lastboot(int argc, char **argv);	/* cmd_lastboot.c */

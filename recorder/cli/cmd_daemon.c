@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * recorderd start | stop | status | snapshot | trigger | reload | rotate: the CLI of the daemon.
- * `start` builds the configuration and runs daemon_run() (in the background unless
- * --foreground or under systemd); the others are one control request each
- * (ctl_client.c) and translate the answer into text or JSON.
+ * recorderd start | stop | status | snapshot | trigger | reload | rotate | salvage: the CLI
+ * of the daemon. `start` builds the configuration and runs daemon_run() (in the
+ * background unless --foreground or under systemd); `salvage` builds it the same way
+ * and runs daemon_salvage() when a daemon died; the others are one control request
+ * each (ctl_client.c) and translate the answer into text or JSON.
  *
  * Exit status: 0 done, 1 failed, 2 usage, 3 no daemon answers on the socket.
  */
@@ -63,11 +64,20 @@ static int request(const char *sock, uint16_t cmd, const void *pl, size_t len,
 	return request_result(ctl_request(sock, cmd, pl, len, h, buf, timeout_ms), sock, h, buf);
 }
 
-static void start_usage(FILE *f)
+/* `start` and `salvage` take the same options, but for --foreground (start only). */
+static void start_usage(FILE *f, const char *cmd)
 {
-	fprintf(f,
+	if (!strcmp(cmd, "salvage"))
+		fprintf(f,
+"usage: recorderd salvage [OPTIONS]\n"
+"Finishes what a daemon that died left when none took over: recovers its file, and\n"
+"writes what it left tracing to a new file, then stops that tracing. With the options\n"
+"and config file the daemon ran with; exits 0 when a daemon runs or nothing is left.\n");
+	else
+		fprintf(f,
 "usage: recorderd start [OPTIONS]\n"
-"Starts capturing in the background and returns once the capture is live.\n"
+"Starts capturing in the background and returns once the capture is live.\n");
+	fprintf(f,
 "Options override the config file (default " CONFIG_PATH " if it exists):\n"
 "  -c, --config FILE        configuration file (see recorderd.conf.example)\n"
 "  -e, --event SYS[:EVENT]  event to enable (repeatable; replaces the file's list)\n"
@@ -85,14 +95,16 @@ static void start_usage(FILE *f)
 "                           of recorderd only (no fdatasync while recording)\n"
 "  -O, --set KEY=VALUE      any config key\n"
 "      --socket PATH        control socket (default $RECORDERD_SOCKET or "
-	CTL_SOCKET_PATH ")\n"
+	CTL_SOCKET_PATH ")\n");
+	if (strcmp(cmd, "salvage"))
+		fprintf(f,
 "  -f, --foreground         do not detach (implied under systemd)\n");
 }
 
 static int add_ov(struct config_override *ov, int *nov, const char *key, const char *val)
 {
 	if (*nov >= MAX_OVERRIDES) {
-		fprintf(stderr, "recorderd start: too many options\n");
+		fprintf(stderr, "recorderd: too many options\n");
 		return -1;
 	}
 	ov[*nov].key = key;
@@ -111,7 +123,17 @@ static const struct {
 	{ 'T', "trigger" },
 };
 
-static int cmd_start(int argc, char **argv)
+/* What the options of `start` or `salvage` (argv[0]) give. */
+struct start_opts {
+	struct rec_config	cfg;
+	const char		*cfg_path;	/* absolute, or NULL */
+	struct config_override	*ov;		/* static: kept for reload */
+	int			nov;
+	int			fg;
+};
+
+/* Builds so->cfg from the options and config file: -1 to go on, else an exit status. */
+static int parse_start(int argc, char **argv, struct start_opts *so)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -132,42 +154,43 @@ static int cmd_start(int argc, char **argv)
 	};
 	static struct config_override ov[MAX_OVERRIDES];
 	static char cfg_path_buf[PATH_MAX];
-	const char *cfg_path = NULL, *env_sock = getenv("RECORDERD_SOCKET");
+	const char *env_sock = getenv("RECORDERD_SOCKET"), *key = NULL;
+	int salvage = !strcmp(argv[0], "salvage"), nev = 0, o;
 	char err[CONFIG_ERR_LEN], *eq;
-	const char *key = NULL;
-	struct rec_config cfg;
-	int nov = 0, nev = 0, fg = 0, o, ready_fd = -1, lret;
-	pid_t holder = 0;
-	struct ctl_hdr h;
-	static uint8_t buf[CTL_MAX_PAYLOAD];
 
+	memset(so, 0, sizeof(*so));
+	so->ov = ov;
 	if (env_sock && *env_sock)
-		add_ov(ov, &nov, "socket", env_sock);
+		add_ov(ov, &so->nov, "socket", env_sock);
 	while ((o = getopt_long(argc, argv, "+c:e:C:b:s:d:i:m:O:T:fh", opts, NULL)) != -1) {
 		int r = 0;
 
 		switch (o) {
 		case 'c':
-			cfg_path = optarg;
+			so->cfg_path = optarg;
 			break;
 		case 'e':
-			r = add_ov(ov, &nov, nev++ ? "event" : "events", optarg);
+			r = add_ov(ov, &so->nov, nev++ ? "event" : "events", optarg);
 			break;
 		case 'f':
-			fg = 1;
+			if (salvage) {
+				start_usage(stderr, argv[0]);
+				return 2;
+			}
+			so->fg = 1;
 			break;
 		case 'O':
 			eq = strchr(optarg, '=');
 			if (!eq) {
-				fprintf(stderr, "recorderd start: -O wants KEY=VALUE, got '%s'\n",
-					optarg);
+				fprintf(stderr, "recorderd %s: -O wants KEY=VALUE, got '%s'\n",
+					argv[0], optarg);
 				return 2;
 			}
 			*eq = 0;
-			r = add_ov(ov, &nov, optarg, eq + 1);
+			r = add_ov(ov, &so->nov, optarg, eq + 1);
 			break;
 		case 'h':
-			start_usage(stdout);
+			start_usage(stdout, argv[0]);
 			return 0;
 		default:
 			/* The remaining options each set one config key. */
@@ -175,66 +198,109 @@ static int cmd_start(int argc, char **argv)
 				if (opt_keys[i].opt == o)
 					key = opt_keys[i].key;
 			if (!key) {
-				start_usage(stderr);
+				start_usage(stderr, argv[0]);
 				return 2;
 			}
-			r = add_ov(ov, &nov, key, optarg);
+			r = add_ov(ov, &so->nov, key, optarg);
 			key = NULL;
 		}
 		if (r)
 			return 2;
 	}
 	if (optind < argc) {
-		fprintf(stderr, "recorderd start: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "recorderd %s: unexpected argument '%s'\n", argv[0], argv[optind]);
 		return 2;
 	}
-	if (!cfg_path && !access(CONFIG_PATH, F_OK))
-		cfg_path = CONFIG_PATH;
-	if (cfg_path && cfg_path[0] != '/') {
+	if (!so->cfg_path && !access(CONFIG_PATH, F_OK))
+		so->cfg_path = CONFIG_PATH;
+	if (so->cfg_path && so->cfg_path[0] != '/') {
 		/* Reload re-reads it after the daemon did chdir("/"). */
-		if (!realpath(cfg_path, cfg_path_buf)) {
-			fprintf(stderr, "recorderd: %s: %s\n", cfg_path, strerror(errno));
+		if (!realpath(so->cfg_path, cfg_path_buf)) {
+			fprintf(stderr, "recorderd: %s: %s\n", so->cfg_path, strerror(errno));
 			return 1;
 		}
-		cfg_path = cfg_path_buf;
+		so->cfg_path = cfg_path_buf;
 	}
-	if (config_build(&cfg, cfg_path, ov, nov, err)) {
+	if (config_build(&so->cfg, so->cfg_path, ov, so->nov, err)) {
 		fprintf(stderr, "recorderd: %s\n", err);
 		return 1;
 	}
-	/*
-	 * A second start must say so and touch nothing: the lock is taken before any file,
-	 * directory or tracing setting (and before a stale socket could be unlinked).
-	 */
-	lret = daemon_lock(cfg.socket, &holder);
-	if (lret == -EWOULDBLOCK) {
-		if (!holder && !ctl_request(cfg.socket, CTL_CMD_PING, NULL, 0, &h, buf, 2000) &&
-		    h.code == CTL_ST_OK)
-			holder = (pid_t)((struct ctl_ping *)buf)->pid;
+	return -1;
+}
+
+/*
+ * The daemon's lock, taken before any file, directory or tracing setting is touched
+ * (and before a stale socket could be unlinked). 0, or -errno with *@holder the pid of
+ * the daemon holding it (0 if none answers).
+ */
+static int lock_daemon(const struct rec_config *cfg, pid_t *holder)
+{
+	static uint8_t buf[CTL_MAX_PAYLOAD];
+	struct ctl_hdr h;
+	int ret = daemon_lock(cfg->socket, holder);
+
+	if (ret == -EWOULDBLOCK && !*holder &&
+	    !ctl_request(cfg->socket, CTL_CMD_PING, NULL, 0, &h, buf, 2000) && h.code == CTL_ST_OK)
+		*holder = (pid_t)((struct ctl_ping *)buf)->pid;
+	if (ret && ret != -EWOULDBLOCK)
+		fprintf(stderr, "recorderd: cannot lock %s.lock: %s\n", cfg->socket,
+			strerror(-ret));
+	return ret;
+}
+
+static int cmd_start(int argc, char **argv)
+{
+	struct start_opts so;
+	int ready_fd = -1, ret = parse_start(argc, argv, &so);
+	pid_t holder = 0;
+
+	if (ret >= 0)
+		return ret;
+	/* A second start must say so and touch nothing. */
+	ret = lock_daemon(&so.cfg, &holder);
+	if (ret == -EWOULDBLOCK)
 		fprintf(stderr, "recorderd: already running (pid %d, socket %s)\n", (int)holder,
-			cfg.socket);
-		config_free(&cfg);
-		return 1;
-	}
-	if (lret) {
-		fprintf(stderr, "recorderd: cannot lock %s.lock: %s\n", cfg.socket,
-			strerror(-lret));
-		config_free(&cfg);
+			so.cfg.socket);
+	if (ret) {
+		config_free(&so.cfg);
 		return 1;
 	}
 	if (daemon_under_systemd()) {
-		fg = 1;
+		so.fg = 1;
 		log_journal_prefix = 1;
 	}
-	if (!fg) {
+	if (!so.fg) {
 		ready_fd = daemon_detach();
 		if (ready_fd < 0) {
 			fprintf(stderr, "recorderd: cannot detach: %s\n", strerror(-ready_fd));
-			config_free(&cfg);
+			config_free(&so.cfg);
 			return 1;
 		}
 	}
-	return daemon_run(&cfg, cfg_path, ov, nov, ready_fd);
+	return daemon_run(&so.cfg, so.cfg_path, so.ov, so.nov, ready_fd);
+}
+
+/*
+ * A live daemon's capture is not ours to touch, and a lock file naming no capture
+ * means the last daemon finished cleanly (or salvage ran already): nothing to do.
+ */
+static int cmd_salvage(int argc, char **argv)
+{
+	struct start_opts so;
+	int ret = parse_start(argc, argv, &so);
+	pid_t holder = 0;
+
+	if (ret >= 0)
+		return ret;
+	ret = lock_daemon(&so.cfg, &holder);
+	if (ret == -EWOULDBLOCK)
+		printf("recorderd is running (pid %d): nothing to salvage\n", (int)holder);
+	else if (!ret && !daemon_lock_previous())
+		printf("recorderd: nothing to salvage (no daemon died with a capture open)\n");
+	else if (!ret)
+		return daemon_salvage(&so.cfg);
+	config_free(&so.cfg);
+	return ret && ret != -EWOULDBLOCK ? 1 : 0;
 }
 
 /* ---- client subcommands ---------------------------------------------------------- */
@@ -671,7 +737,7 @@ int cmd_daemon(int argc, char **argv)
 	} sub[] = {
 		{ "start", cmd_start }, { "stop", cmd_stop }, { "status", cmd_status },
 		{ "snapshot", cmd_snapshot }, { "reload", cmd_reload }, { "rotate", cmd_rotate },
-		{ "trigger", cmd_trigger },
+		{ "trigger", cmd_trigger }, { "salvage", cmd_salvage },
 	};
 
 	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++)

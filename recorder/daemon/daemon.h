@@ -86,4 +86,17 @@ void daemon_pidfile_remove(const char *path);
 int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config_override *ov,
 	       int nov, int ready_fd);
 
+/**
+ * daemon_salvage() - finish what a daemon that died left, with no daemon running
+ * @cfg:	the configuration the dead daemon ran with (taken over: freed)
+ *
+ * Call with the lock held (daemon_lock) and a predecessor in it (daemon_lock_previous).
+ * Does what a restarted daemon does first, recovering its file and taking over what it
+ * left tracing, then stops at once as `recorderd stop` would: the last pages written,
+ * the file finished, tracing off and its instance removed (daemon_salvage.c).
+ *
+ * Return: process exit status (0 = salvaged, or nothing was left tracing).
+ */
+int daemon_salvage(struct rec_config *cfg);
+
 #endif /* REC_DAEMON_H */

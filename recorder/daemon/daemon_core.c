@@ -140,24 +140,38 @@ static void on_signal(struct loop *l, int sig, void *arg)
 	loop_quit(l, 0);
 }
 
-int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config_override *ov,
-	       int nov, int ready_fd)
+int dmn_start_capture(struct recd *d, char *path, size_t len)
+{
+	int ret = -EOPNOTSUPP;
+
+	if (d->cfg.mode == CONFIG_MODE_FLIGHT) {
+		ret = dmn_flight_open(d);
+		if (!ret)
+			snprintf(path, len, "%s (flight recorder, files on snapshot)",
+				 d->cfg.output_dir);
+	}
+	if (ret == -EOPNOTSUPP) {
+		ret = dmn_new_file_path(d, path, len);
+		if (!ret) {
+			rotate_enforce_budget(&d->cfg, &d->rs, NULL, d->cfg.rotate_size);
+			ret = dmn_capture_open(d, path);
+		}
+	}
+	return ret;
+}
+
+/*
+ * The daemon's life, or in salvage mode (d->salvage) only its start and its stop: what
+ * a dead predecessor left is recovered and taken over, then finished at once, with no
+ * control socket, timer, trigger, sentinel or readiness in between.
+ */
+static int run(struct recd *d, int ready_fd)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, 0 };
-	struct recd *d = calloc(1, sizeof(*d));
 	char path[PATH_MAX], msg[PATH_MAX + 128];
 	unsigned int wd;
 	int ret;
 
-	if (!d) {
-		daemon_ready(ready_fd, 1, "recorderd: out of memory", NULL);
-		config_free(cfg);
-		return 1;
-	}
-	d->cfg = *cfg;
-	d->cfg_path = cfg_path;
-	d->ov = ov;
-	d->nov = nov;
 	d->keep_fd = -1;
 	d->trig.open = -1;
 	d->trig_timer = -1;
@@ -167,12 +181,22 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 	log_max_level = d->cfg.log_level;
 	signal(SIGPIPE, SIG_IGN);
 
+	/* Salvage keeps the default SIGTERM: what it leaves, the next one finishes. */
 	d->loop = loop_new();
-	if (!d->loop || loop_add_signals(d->loop, sigs, on_signal, d)) {
+	if (!d->loop || (!d->salvage && loop_add_signals(d->loop, sigs, on_signal, d))) {
 		snprintf(msg, sizeof(msg), "recorderd: cannot set up the event loop");
 		goto fail;
 	}
 	daemon_lock_owner();
+	if (d->salvage) {
+		ret = dmn_salvage_start(d, path, sizeof(path));
+		if (ret) {
+			snprintf(msg, sizeof(msg), "recorderd: cannot salvage: %s",
+				 d->last_err[0] ? d->last_err : strerror(-ret));
+			goto fail;
+		}
+		goto finish;
+	}
 	d->ctl = ctl_server_open(d->cfg.socket, d->cfg.group_gid, d->loop, dmn_commands,
 				 dmn_nr_commands, d);
 	if (!d->ctl) {
@@ -190,23 +214,8 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 		d->pidfile = strdup(d->cfg.pidfile);
 	}
 	dmn_save_lastboot(d);
-	ret = -EOPNOTSUPP;
-	if (d->cfg.mode == CONFIG_MODE_FLIGHT) {
-		d->fl = flight_start(&d->cfg, &ret);
-		if (d->fl) {
-			snprintf(path, sizeof(path), "%s (flight recorder, files on snapshot)",
-				 d->cfg.output_dir);
-			ret = 0;
-		}
-	}
-	if (ret == -EOPNOTSUPP) {
-		dmn_after_crash(d);
-		ret = dmn_new_file_path(d, path, sizeof(path));
-		if (!ret) {
-			rotate_enforce_budget(&d->cfg, &d->rs, NULL, d->cfg.rotate_size);
-			ret = dmn_capture_open(d, path);
-		}
-	}
+	dmn_after_crash(d);
+	ret = dmn_start_capture(d, path, sizeof(path));
 	if (ret) {
 		snprintf(msg, sizeof(msg), "recorderd: cannot start capturing to %s: %s",
 			 d->cfg.output_dir, strerror(-ret));
@@ -243,6 +252,7 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 	ret = loop_run(d->loop);
 
 	dmn_triggers_stop(d);
+finish:
 	d->state = CTL_STATE_STOPPING;
 	sentinel_set_state(d->sn, CTL_STATE_STOPPING);
 	daemon_notify("STOPPING=1");
@@ -253,8 +263,11 @@ int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config
 	dmn_flight_close(d);
 	/* The file just finished is the newest: the budget never takes it. */
 	rotate_enforce_budget(&d->cfg, &d->rs, d->cur[0] ? d->cur : NULL, 0);
-	log_info("stopped; %u file(s), %llu bytes written", d->files,
-		 (unsigned long long)d->done_file);
+	if (d->salvage)
+		dmn_salvage_done(d);
+	else
+		log_info("stopped; %u file(s), %llu bytes written", d->files,
+			 (unsigned long long)d->done_file);
 	ret = d->exit_code ? d->exit_code : ret ? 1 : 0;
 	goto out;
 fail:
@@ -276,4 +289,44 @@ out:
 	config_free(&d->cfg);
 	free(d);
 	return ret;
+}
+
+/* A recd for @cfg (taken over: freed with it), or NULL (and @cfg freed). */
+static struct recd *recd_new(struct rec_config *cfg)
+{
+	struct recd *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		config_free(cfg);
+		return NULL;
+	}
+	d->cfg = *cfg;
+	return d;
+}
+
+int daemon_run(struct rec_config *cfg, const char *cfg_path, const struct config_override *ov,
+	       int nov, int ready_fd)
+{
+	struct recd *d = recd_new(cfg);
+
+	if (!d) {
+		daemon_ready(ready_fd, 1, "recorderd: out of memory", NULL);
+		return 1;
+	}
+	d->cfg_path = cfg_path;
+	d->ov = ov;
+	d->nov = nov;
+	return run(d, ready_fd);
+}
+
+int daemon_salvage(struct rec_config *cfg)
+{
+	struct recd *d = recd_new(cfg);
+
+	if (!d) {
+		fprintf(stderr, "recorderd: out of memory\n");
+		return 1;
+	}
+	d->salvage = 1;
+	return run(d, -1);
 }

@@ -175,6 +175,23 @@ static int flight_take(struct recd *d, const char *path, struct ctl_snapshot_rep
 	return 0;
 }
 
+/*
+ * The tracefs flight recorder. Its instance is named in the lock file while it runs:
+ * a daemon killed leaves it tracing, and the next start (or `recorderd salvage`)
+ * takes it over with what its ring holds (d->take_over, dmn_after_crash).
+ */
+int dmn_flight_open(struct recd *d)
+{
+	int ret = 0;
+
+	d->fl = flight_start(&d->cfg, d->take_over, &ret);
+	if (!d->fl)
+		return ret ? ret : -EIO;
+	d->take_over = 0;
+	daemon_lock_note(NULL, d->cfg.instance);
+	return 0;
+}
+
 /* At stop: the flight recorder's last contents go to a file too (nothing is lost). */
 void dmn_flight_close(struct recd *d)
 {
@@ -195,6 +212,7 @@ void dmn_flight_close(struct recd *d)
 	}
 	flight_stop(d->fl);
 	d->fl = NULL;
+	daemon_lock_note(NULL, NULL);	/* its instance is removed */
 }
 
 int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr, char *why,
@@ -389,7 +407,7 @@ static int restart_or_fall_back(struct recd *d, struct rec_config *old, int rest
 	if (d->fl) {
 		/* Save what the buffer holds, then restart it with the new settings. */
 		dmn_flight_close(d);
-		d->fl = flight_start(&d->cfg, &ret);
+		ret = dmn_flight_open(d);
 	} else if (dmn_next_file(d, "configuration reloaded", restart == 2)) {
 		ret = -EIO;
 	}
@@ -404,8 +422,7 @@ static int restart_or_fall_back(struct recd *d, struct rec_config *old, int rest
 	log_max_level = d->cfg.log_level;
 	dmn_set_tick(d, d->cfg.period_ms);
 	if (d->cfg.mode == CONFIG_MODE_FLIGHT && strcmp(d->cfg.source, "kmod")) {
-		d->fl = flight_start(&d->cfg, &ret);
-		if (d->fl)
+		if (!dmn_flight_open(d))
 			return -EINVAL;
 	}
 	return dmn_next_file(d, "old configuration restored", 1) ? -EIO : -EINVAL;

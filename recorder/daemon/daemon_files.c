@@ -89,16 +89,17 @@ void dmn_save_lastboot(struct recd *d)
  * A predecessor killed (kill -9, OOM, a crash) left its file unfinished and, with an
  * instance of its own, tracing still on: the file is recovered in place (recover/), and
  * the first capture takes the instance over, so what the kernel still holds, and what
- * was traced while no daemon ran, goes to the new file. Its losses are in the kernel's
- * per-CPU counters, which the new file's CPUSTAT carries.
+ * was traced while no daemon ran, goes to the new file (in flight mode: stays in the
+ * ring for the next snapshot). Its losses are in the kernel's per-CPU counters, which
+ * the new file's CPUSTAT carries.
  */
-void dmn_after_crash(struct recd *d)
+int dmn_after_crash(struct recd *d)
 {
 	const struct daemon_prev *p = daemon_lock_previous();
-	int r;
+	int r = 0;
 
 	if (!p)
-		return;
+		return 0;
 	if (p->file[0] && !access(p->file, F_OK)) {
 		r = recover_file(p->file, NULL, 0);
 		if (r < 0)
@@ -108,12 +109,17 @@ void dmn_after_crash(struct recd *d)
 			log_warn("the previous recorderd (pid %d) died writing %s: %s", (int)p->pid,
 				 p->file, r ? "recovered" : "valid as it was");
 	}
-	if (p->instance[0] && d->cfg.instance && !strcmp(p->instance, d->cfg.instance) &&
-	    d->cfg.mode == CONFIG_MODE_STREAM && tracefs_instance_exists(p->instance)) {
+	if (!p->instance[0] || !tracefs_instance_exists(p->instance))
+		return r < 0 ? r : 0;
+	if (d->cfg.instance && !strcmp(p->instance, d->cfg.instance)) {
 		d->take_over = 1;
-		log_warn("taking over tracefs instance %s, left tracing by the previous recorderd: what it holds goes to the new file",
+		log_warn("taking over tracefs instance %s, left tracing by the previous recorderd: what it holds is kept",
+			 p->instance);
+	} else {
+		log_warn("tracefs instance %s, left by the previous recorderd, is not the one configured: left as it is",
 			 p->instance);
 	}
+	return r < 0 ? r : 0;
 }
 
 int dmn_capture_open(struct recd *d, const char *path)
@@ -138,6 +144,7 @@ int dmn_capture_open(struct recd *d, const char *path)
 		.sync_ms = c->sync_ms,
 		.durable = c->durable,
 		.take_over = d->take_over,
+		.orphan_only = d->salvage,
 		.gid = c->group_gid,
 	};
 	int err = 0;

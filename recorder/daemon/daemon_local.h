@@ -6,6 +6,7 @@
  *                   faults of the output directory and the disk;
  *   daemon_ctl.c    the control handlers (status, stop, snapshot, rotate, reload);
  *   daemon_trigger.c the flight recorder's triggers: a hit, its window, its file.
+ *   daemon_salvage.c `recorderd salvage`: a dead daemon's capture finished, none run.
  * Everything runs in the loop's one thread. Functions here use the dmn_ prefix.
  */
 #ifndef REC_DAEMON_LOCAL_H
@@ -35,6 +36,8 @@ struct recd {
 	struct rec_config		cfg;
 	int				take_over;	/* the next capture takes over a
 							 * crashed predecessor's instance */
+	int				salvage;	/* recorderd salvage: start, then
+							 * stop at once (daemon_salvage.c) */
 	const char			*cfg_path;
 	const struct config_override	*ov;
 	int				nov;
@@ -79,9 +82,16 @@ void dmn_set_error(struct recd *d, const char *what, int err);
 void dmn_arm_stop_timeout(struct recd *d);
 /* The tick timer's period (the pump slows it down when idle). */
 void dmn_set_tick(struct recd *d, unsigned int ms);
+/*
+ * What the daemon records from: the flight recorder on tracefs (dmn_flight_open), else
+ * the capture core (stream mode, or flight mode with the module) into the first file,
+ * named in @path. 0 or -errno.
+ */
+int dmn_start_capture(struct recd *d, char *path, size_t len);
 
 /* daemon_files.c */
-void dmn_after_crash(struct recd *d);
+/* Recovers a dead predecessor's file, sets d->take_over. -errno: not recoverable. */
+int dmn_after_crash(struct recd *d);
 void dmn_save_lastboot(struct recd *d);
 int dmn_capture_open(struct recd *d, const char *path);
 int dmn_capture_close(struct recd *d);
@@ -98,6 +108,8 @@ void dmn_check_rotation(struct recd *d);
 extern const struct ctl_command dmn_commands[];
 extern const size_t dmn_nr_commands;
 int dmn_reload(struct recd *d, char *msg, size_t len);
+/* The tracefs flight recorder (d->fl); -EOPNOTSUPP: the source is the module. */
+int dmn_flight_open(struct recd *d);
 void dmn_flight_close(struct recd *d);
 /* A snapshot of the flight recorder into @path. 0, or -errno with @why set. */
 int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr, char *why,
@@ -112,5 +124,14 @@ void dmn_triggers_stop(struct recd *d);
 void dmn_triggers_status(struct recd *d, char *buf, size_t len);
 void dmn_h_trigger(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
 		   struct ctl_reply *r);
+
+/* daemon_salvage.c */
+/*
+ * Recovers and takes over what a dead daemon left: 0 (also when nothing was left), or
+ * -errno with the lock file naming what it left again.
+ */
+int dmn_salvage_start(struct recd *d, char *path, size_t len);
+/* After the stop: says what was done, and where what was left tracing went. */
+void dmn_salvage_done(struct recd *d);
 
 #endif /* REC_DAEMON_LOCAL_H */

@@ -42,7 +42,7 @@ struct flight {
 	struct history		*hist;		/* [ncpus] */
 };
 
-struct flight *flight_start(const struct rec_config *c, int *err)
+struct flight *flight_start(const struct rec_config *c, int take_over, int *err)
 {
 	struct flight *f = calloc(1, sizeof(*f));
 	const char *name = c->source;
@@ -54,6 +54,7 @@ struct flight *flight_start(const struct rec_config *c, int *err)
 		.buffer_kb = c->buffer_kb,
 		.overwrite = 1,
 		.clock = c->clock,
+		.take_over = take_over,
 	};
 	int ret;
 
@@ -67,8 +68,7 @@ struct flight *flight_start(const struct rec_config *c, int *err)
 	f->sp.buffer_kb = c->buffer_kb;
 	f->sp.overwrite = 1;
 	/* The module keeps its events in its own buffers: the capture core handles it. */
-	if (!strcmp(name, "kmod") ||
-	    (!strcmp(name, "auto") && source_find_module(name, &f->sp))) {
+	if (source_is_module(name, &f->sp)) {
 		ret = -EOPNOTSUPP;
 		goto fail;
 	}

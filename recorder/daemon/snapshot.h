@@ -18,12 +18,14 @@ struct flight;
 /**
  * flight_start() - set tracing up in overwrite mode and turn it on
  * @c:		configuration (source, instance, events, buffer_kb, clock)
+ * @take_over:	@c's instance was left tracing by a daemon that died: keep what its
+ *		ring holds (not cleared) and remove it at flight_stop()
  * @err:	-errno on failure; -EOPNOTSUPP when the source is not a tracefs one
  *		(the module): the caller then uses the capture core instead
  *
  * Return: the flight recorder, or NULL.
  */
-struct flight *flight_start(const struct rec_config *c, int *err);
+struct flight *flight_start(const struct rec_config *c, int take_over, int *err);
 
 /**
  * flight_snapshot() - write the newest ring-size of events into a new trace.dat

@@ -55,6 +55,36 @@ static void signal_filter(uint64_t mask, char *buf, size_t len)
 		snprintf(buf + n, len - n, ")&&result==0");
 }
 
+static void remove_instance(const char *name)
+{
+	struct tracefs_instance *old;
+
+	if (!tracefs_instance_exists(name))
+		return;
+	old = tracefs_instance_alloc(NULL, name);
+	if (old) {
+		tracefs_instance_destroy(old);
+		tracefs_instance_free(old);
+	}
+}
+
+/* "recorderd_trig[_TAG]"; tracefs instance names here are [A-Za-z0-9_] (tracing.c). */
+static void watch_name(char *name, size_t len, const char *tag)
+{
+	snprintf(name, len, "recorderd_trig%s%.64s", tag ? "_" : "", tag ? tag : "");
+	for (char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			*c = '_';
+}
+
+void trigger_watch_remove_stale(const char *tag)
+{
+	char name[96];
+
+	watch_name(name, sizeof(name), tag);
+	remove_instance(name);
+}
+
 static int setup(struct trigger_watch *w, const struct trigger_set *s, int markers)
 {
 	const char *events[3];
@@ -74,14 +104,7 @@ static int setup(struct trigger_watch *w, const struct trigger_set *s, int marke
 	if (trigger_set_has(s, TRIGGER_HUNG_TASK))
 		events[p.nr_events++] = "sched:sched_process_hang";
 	/* A killed daemon's instance: its settings are not ours to keep. */
-	if (tracefs_instance_exists(w->name)) {
-		struct tracefs_instance *old = tracefs_instance_alloc(NULL, w->name);
-
-		if (old) {
-			tracefs_instance_destroy(old);
-			tracefs_instance_free(old);
-		}
-	}
+	remove_instance(w->name);
 	w->tr = tracing_setup(&p, &ret);
 	if (!w->tr)
 		return ret;
@@ -138,12 +161,7 @@ struct trigger_watch *trigger_watch_open(const struct trigger_set *s, const char
 		return NULL;
 	}
 	w->fd = -1;
-	snprintf(w->name, sizeof(w->name), "recorderd_trig%s%.64s", tag ? "_" : "",
-		 tag ? tag : "");
-	/* tracefs instance names here are [A-Za-z0-9_] (tracing.c); the module's not. */
-	for (char *c = w->name; *c; c++)
-		if (!isalnum((unsigned char)*c) && *c != '_')
-			*c = '_';
+	watch_name(w->name, sizeof(w->name), tag);
 	ret = setup(w, s, markers);
 	if (ret) {
 		trigger_watch_close(w);

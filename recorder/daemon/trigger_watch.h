@@ -43,6 +43,9 @@ int trigger_watch_read(struct trigger_watch *w, void (*fn)(const char *line, voi
 /* Trigger events overwritten before the daemon read them: triggers missed. */
 unsigned long long trigger_watch_lost(const struct trigger_watch *w);
 
+/* Removes the instance a killed daemon left for flight recorder @tag, if any. */
+void trigger_watch_remove_stale(const char *tag);
+
 /* Removes the instance. Accepts NULL. */
 void trigger_watch_close(struct trigger_watch *w);
 

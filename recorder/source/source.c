@@ -30,6 +30,11 @@ const struct source_ops *source_find_module(const char *name, const struct sourc
 	return NULL;
 }
 
+int source_is_module(const char *name, const struct source_params *p)
+{
+	return !strcmp(name, "kmod") || source_find_module(name, p);
+}
+
 const struct source_ops *source_find(const char *name, const struct source_params *p)
 {
 	static const char *const order[] = { "kmod", "mmap", "splice" };

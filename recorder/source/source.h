@@ -31,6 +31,9 @@ struct source_params {
 	/* For sources that take it (kmod): wake the reader when this percentage of the
 	 * ring is full pages (0 = the source's default, -1 = leave as is). */
 	int		watermark_pct;
+	/* For sources with a recording that outlives its reader (kmod): only take over
+	 * one a dead recorder left; -ENOENT when none is recording (recorderd salvage). */
+	int		orphan_only;
 };
 
 struct trace_meta;
@@ -111,6 +114,9 @@ const struct source_ops *source_find(const char *name, const struct source_param
  * tracefs instance they read exists.
  */
 const struct source_ops *source_find_module(const char *name, const struct source_params *p);
+
+/* True when source @name ("kmod", or "auto" with the module there) is the module's. */
+int source_is_module(const char *name, const struct source_params *p);
 
 /* Allocates and opens a source; NULL with *err = -errno (reason logged). */
 struct source *source_open(const struct source_ops *ops, const struct source_params *p,

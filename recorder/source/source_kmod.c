@@ -344,6 +344,11 @@ static int kmod_open(struct source *s, const struct source_params *p)
 		ret = -EBUSY;
 		goto fail;
 	}
+	if (!st.recording && p->orphan_only) {
+		log_info("kmod source: the ftring module is not recording: nothing to take over");
+		ret = -ENOENT;
+		goto fail;
+	}
 	/* the IDs are the module's (its formats carry them): only the schema must match */
 	if (st.nr_events < FTRING_NR_EVENTS) {
 		log_err("kmod source: the module has %u events, we know %u: a newer recorderd "

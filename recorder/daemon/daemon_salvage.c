@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `recorderd salvage` (daemon_local.h): a daemon died and none took over, because
+ * systemd gave up restarting it or the unit was stopped while it waited to. Without
+ * this, its instance would go on tracing, owned by nobody, and its file would stay cut.
+ * Salvage is a daemon's start and stop with nothing in between (daemon_core.c run()):
+ * the start recovers the dead one's file and takes over what it left tracing, as a
+ * restarted daemon does; the stop drains it into a new file and removes it, as
+ * `recorderd stop` does. What was traced while no daemon ran is in that file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/log.h"
+#include "daemon.h"
+#include "daemon_local.h"
+#include "source/source.h"
+
+/*
+ * Taken over: a tracefs instance of the dead daemon's own (stream or flight mode), or
+ * the module's rings when nothing maps them any more (FTRING_STATUS_ORPHAN, through
+ * source_kmod.c's take-over); a module that a live reader maps is not ours and stays
+ * as it is. The instance of the dead flight recorder's kernel triggers goes too.
+ */
+int dmn_salvage_start(struct recd *d, char *path, size_t len)
+{
+	const struct daemon_prev *p = daemon_lock_previous();
+	struct source_params sp = { .instance = d->cfg.instance };
+	int module, took, ret;
+
+	if (dmn_after_crash(d) < 0)
+		d->exit_code = 1;	/* the file stays as it was: `recorderd recover` */
+	trigger_watch_remove_stale(d->cfg.instance);
+	/* a module not loaded (any more) holds nothing */
+	module = source_is_module(d->cfg.source, &sp) && source_find_module("auto", &sp);
+	if (!d->take_over && !module)
+		return 0;
+	took = d->take_over;	/* the capture's start clears it */
+	ret = dmn_start_capture(d, path, len);
+	if (!took && ret == -ENOENT)
+		return 0;	/* the module is not recording: nothing left */
+	if (!took && ret == -EBUSY) {
+		log_warn("the ftring module records for a live reader, not the dead daemon: left alone");
+		return 0;
+	}
+	if (ret) {
+		dmn_set_error(d, "taking over what the dead daemon left", ret);
+		/* nothing taken over: the next salvage or start finds it again */
+		if (p)
+			daemon_lock_note(p->file, p->instance);
+	}
+	return ret;
+}
+
+void dmn_salvage_done(struct recd *d)
+{
+	const struct daemon_prev *p = daemon_lock_previous();
+	int pid = p ? (int)p->pid : 0;
+
+	if (d->files)
+		printf("recorderd: salvaged what pid %d left; what was left tracing is in %s, now stopped\n",
+		       pid, d->cur);
+	else
+		printf("recorderd: salvaged what pid %d left; nothing of it was tracing\n", pid);
+}

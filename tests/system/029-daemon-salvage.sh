@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# No daemon comes back after a crash (host tracefs, an instance of its own): the daemon
+# is killed -9 in the middle of a marker stream, markers go on being written while no
+# daemon runs, and `recorderd salvage` with the daemon's configuration finishes what it
+# left: exit 0, the dead daemon's file recovered, a new file holding what was traced
+# since (uncompressed, so every marker is in exactly one of the two files, in order),
+# the instance gone and the lock file naming no capture, so that a second salvage has
+# nothing to do. Salvage beside a live daemon exits 0 and leaves its capture alone. In
+# flight mode the dead daemon's ring goes to a file and its instance goes too; a
+# restarted flight recorder takes that ring over instead, so its next snapshot holds
+# what was traced before the crash.
+source "$(dirname "$0")/../lib/tap.sh"
+source "$(dirname "$0")/../lib/recd.sh"
+
+recd_setup 029
+
+salvage() {
+	"$RECORDERD" salvage --socket "$SOCK" -i "$INST" -d "$OUT" "$@"
+}
+
+kill_daemon() {
+	local pid
+	pid=$(recd_pid)
+	[ -n "$pid" ] || return 1
+	kill -9 "$pid"
+	for ((i = 0; i < 100; i++)); do gone "$pid" && return 0; sleep 0.05; done
+	return 1
+}
+
+# The lock file's lines: the pid alone means "no capture" (daemon.c read_previous).
+lock_lines() {
+	grep -c . "$SOCK.lock" 2>/dev/null
+}
+
+# --- stream mode ---------------------------------------------------------------------
+args=(-s splice -C none -O sync_ms=200 -O period_ms=100)
+recd_start "${args[@]}" -O log_file="$TMP/daemon.log" >/dev/null 2>&1 ||
+	{ t_fail "stream: start" "recorderd start failed"; t_done; }
+writer s 1 2000 4000 >/dev/null &
+wpid=$!
+sleep 0.3
+kill_daemon || t_fail "stream: kill -9" "the daemon did not die"
+wait "$wpid"
+# no daemon: the instance keeps tracing into its buffer
+writer s 2001 3000 0 >/dev/null
+dead=$(ls "$OUT"/*.dat 2>/dev/null)
+"$RECORDERD" recover --check "$dead" >/dev/null 2>&1
+echo "# recover --check of the dead daemon's file before salvage: exit $? (1: cut, repairable)"
+salvage "${args[@]}" >"$TMP/salvage.out" 2>&1
+rc=$?
+sed 's/^/# salvage: /' "$TMP/salvage.out"
+t_eq "stream: salvage exits 0" "$rc" 0
+t_check "stream: salvage recovered the dead daemon's file" \
+	grep -qE "died writing .*: (recovered|valid as it was)" "$TMP/salvage.out"
+"$RECORDERD" recover --check "$dead" >/dev/null 2>&1
+t_eq "stream: after salvage the dead daemon's file is valid (recover --check) and reads" \
+	"$rc/$?/$(report_ok "$dead" && echo reads)" "0/0/reads"
+files=$(ls "$OUT"/*.dat 2>/dev/null | sort)
+new=$(grep -vxF "$dead" <<<"$files")
+t_eq "stream: salvage wrote one new file" "$(grep -c . <<<"$new")" 1
+got_new=$(markers "$new" s)
+t_eq "stream: the new file holds markers 2001..3000 (written with no daemon)" \
+	"$(awk '$1 > 2000' <<<"$got_new" | tr '\n' ' ' | md5sum)" "$(seq 2001 3000 | tr '\n' ' ' | md5sum)"
+got=$(for f in $files; do markers "$f" s; done)
+echo "# stream: $(grep -c . <<<"$got") of 3000 markers over the two files"
+t_check "stream: markers 1..3000 over both files, each once, in order" is_seq 3000 <<<"$got"
+t_check "stream: the instance is gone (nothing left tracing)" test ! -d "$TRACEFS/instances/$INST"
+t_eq "stream: the lock file names no capture" "$(lock_lines)" 1
+
+salvage "${args[@]}" >"$TMP/again.out" 2>&1
+rc=$?
+t_eq "stream: a second salvage has nothing to salvage, exits 0, writes no file" \
+	"$rc $(grep -c "nothing to salvage" "$TMP/again.out") $(ls "$OUT"/*.dat | sort | md5sum)" \
+	"0 1 $(md5sum <<<"$files")"
+
+# --- a live daemon is left alone -----------------------------------------------------
+rm -rf "$OUT"
+recd_start "${args[@]}" >/dev/null 2>&1 || t_fail "live: start" "recorderd start failed"
+mark live 1 100
+pid=$(recd_pid)
+cur=$(recd_json output_file)
+salvage "${args[@]}" >"$TMP/live.out" 2>&1
+rc=$?
+sed 's/^/# salvage: /' "$TMP/live.out"
+mark live 101 200
+after="$(recd_pid)|$(recd_json state)|$(recd_json output_file)|$(cat "$TRACEFS/instances/$INST/tracing_on")"
+recd stop --timeout 30 >/dev/null 2>&1
+t_eq "live: salvage exits 0 saying the daemon runs; its capture goes on untouched, every marker in its file" \
+	"$rc|$(grep -c "is running (pid $pid): nothing to salvage" "$TMP/live.out")|$after|$(markers "$cur" live | tr '\n' ' ' | md5sum)" \
+	"0|1|$pid|running|$cur|1|$(seq 1 200 | tr '\n' ' ' | md5sum)"
+
+# --- flight mode: the ring goes to a file ----------------------------------------------
+rm -rf "$OUT"
+fargs=(-s splice -m flight -b 4096)
+recd_start "${fargs[@]}" >/dev/null 2>&1 ||
+	{ t_fail "flight: start" "recorderd start failed"; t_done; }
+mark f 1 500
+kill_daemon || t_fail "flight: kill -9" "the daemon did not die"
+mark f 501 1000
+salvage "${fargs[@]}" >"$TMP/flight.out" 2>&1
+rc=$?
+sed 's/^/# salvage: /' "$TMP/flight.out"
+t_eq "flight: salvage exits 0, the lock file names no capture" "$rc $(lock_lines)" "0 1"
+files=$(ls "$OUT"/*.dat 2>/dev/null)
+t_eq "flight: one file, holding markers 1..1000, before and after the crash" \
+	"$(grep -c . <<<"$files") $(markers "$files" f | tr '\n' ' ' | md5sum)" \
+	"1 $(seq 1 1000 | tr '\n' ' ' | md5sum)"
+t_check "flight: salvage says where the ring went" \
+	grep -qF "is in ${files:-no file}, now stopped" "$TMP/flight.out"
+t_check "flight: the instance is gone (nothing left tracing)" test ! -d "$TRACEFS/instances/$INST"
+
+# --- flight mode: a restart takes the ring over as salvage does ------------------------
+rm -rf "$OUT"
+recd_start "${fargs[@]}" >/dev/null 2>&1 ||
+	{ t_fail "flight restart: start" "recorderd start failed"; t_done; }
+mark fr 1 500
+kill_daemon || t_fail "flight restart: kill -9" "the daemon did not die"
+mark fr 501 1000
+recd_start "${fargs[@]}" >"$TMP/restart.out" 2>&1 ||
+	{ t_fail "flight restart: restart" "$(cat "$TMP/restart.out")"; t_done; }
+mark fr 1001 1500
+recd snapshot -o "$TMP/snap.dat" >/dev/null 2>&1
+recd stop --timeout 30 >/dev/null 2>&1
+t_eq "flight restart: the snapshot holds markers 1..1500, before and after the crash; the instance is gone after stop" \
+	"$(markers "$TMP/snap.dat" fr | tr '\n' ' ' | md5sum) $(test -d "$TRACEFS/instances/$INST" && echo left)" \
+	"$(seq 1 1500 | tr '\n' ' ' | md5sum) "
+t_done
