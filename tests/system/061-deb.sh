@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make deb` builds recorderd_V_ARCH.deb and ftring-dkms_V_all.deb, V being dkms.conf's
 # version, without touching the tree. recorderd's package holds a binary that runs,
-# the unit with the real path, /etc/recorderd.conf as a conffile and the man page;
-# ftring-dkms's holds exactly the module's tracked sources, and the module builds
-# from them the way DKMS builds it (dkms.conf's MAKE[0] in a copy). lintian reports
-# no error and no warning that is not overridden. About 1 min on 2 CPUs: recorderd
-# built once more by dpkg-buildpackage (~35 s), the module (~15 s), lintian (~10 s).
+# the units (the daemon's, which starts recorderd-salvage's) with the real path,
+# /etc/recorderd.conf as a conffile and the man page; ftring-dkms's holds exactly the
+# module's tracked sources, and the module builds from them the way DKMS builds it
+# (dkms.conf's MAKE[0] in a copy). lintian reports no error and no warning that is
+# not overridden. About 1 min on 2 CPUs: recorderd built once more by
+# dpkg-buildpackage (~35 s), the module (~15 s), lintian (~10 s).
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$TOP" || exit 1
 
@@ -53,6 +54,13 @@ t_eq deb.unit-no-placeholders "$(grep -c '@[A-Z]*@' "$unit" 2>/dev/null)" 0
 # the page the unit points to is in the package, uncompressed
 docf=$(sed -n 's/^Documentation=file://p' "$unit" 2>/dev/null)
 t_check "deb.unit-documentation $docf" test -n "$docf" -a -f "$r$docf"
+# what finishes a dead daemon's capture when systemd gives up (or the unit is stopped)
+sunit=$r/lib/systemd/system/recorderd-salvage.service
+t_eq deb.salvage-unit-execstart "$(grep '^ExecStart=' "$sunit" 2>/dev/null)" \
+	"ExecStart=/usr/sbin/recorderd salvage --config /etc/recorderd.conf"
+t_eq deb.salvage-unit-no-placeholders "$(grep -c '@[A-Z]*@' "$sunit" 2>/dev/null)" 0
+t_eq deb.unit-starts-salvage "$(grep -E '^(On(Failure|Success)|RuntimeDirectoryPreserve)=' "$unit" | tr '\n' ' ')" \
+	"OnFailure=recorderd-salvage.service OnSuccess=recorderd-salvage.service RuntimeDirectoryPreserve=yes "
 
 t_eq deb.conffiles "$(dpkg-deb --ctrl-tarfile "$rdeb" | tar -xO ./conffiles)" /etc/recorderd.conf
 t_check deb.conf-is-example cmp "$r/etc/recorderd.conf" recorder/daemon/recorderd.conf.example
