@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `recorderd salvage` (daemon_local.h): a daemon died and none took over, because
- * systemd gave up restarting it or the unit was stopped while it waited to. Without
+ * systemd gave up restarting it (or an admin runs it by hand). Without
  * this, its instance would go on tracing, owned by nobody, and its file would stay cut.
  * Salvage is a daemon's start and stop with nothing in between (daemon_core.c run()):
  * the start recovers the dead one's file and takes over what it left tracing, as a

@@ -54,13 +54,13 @@ t_eq deb.unit-no-placeholders "$(grep -c '@[A-Z]*@' "$unit" 2>/dev/null)" 0
 # the page the unit points to is in the package, uncompressed
 docf=$(sed -n 's/^Documentation=file://p' "$unit" 2>/dev/null)
 t_check "deb.unit-documentation $docf" test -n "$docf" -a -f "$r$docf"
-# what finishes a dead daemon's capture when systemd gives up (or the unit is stopped)
+# what finishes a dead daemon's capture when systemd gives up
 sunit=$r/lib/systemd/system/recorderd-salvage.service
 t_eq deb.salvage-unit-execstart "$(grep '^ExecStart=' "$sunit" 2>/dev/null)" \
 	"ExecStart=/usr/sbin/recorderd salvage --config /etc/recorderd.conf"
 t_eq deb.salvage-unit-no-placeholders "$(grep -c '@[A-Z]*@' "$sunit" 2>/dev/null)" 0
 t_eq deb.unit-starts-salvage "$(grep -E '^(On(Failure|Success)|RuntimeDirectoryPreserve)=' "$unit" | tr '\n' ' ')" \
-	"OnFailure=recorderd-salvage.service OnSuccess=recorderd-salvage.service RuntimeDirectoryPreserve=yes "
+	"OnFailure=recorderd-salvage.service RuntimeDirectoryPreserve=yes "
 
 t_eq deb.conffiles "$(dpkg-deb --ctrl-tarfile "$rdeb" | tar -xO ./conffiles)" /etc/recorderd.conf
 t_check deb.conf-is-example cmp "$r/etc/recorderd.conf" recorder/daemon/recorderd.conf.example

@@ -16,9 +16,11 @@ for p in recorderd ftring-dkms; do
 	[ -n "$f" ] || { t_skip deb-install "no $p package in build/deb (make deb)"; t_done; }
 	debs+=(-f "$f")
 done
+[ -x "$TOP/build/vm/progs/ftring_ctl" ] || { t_fail deb-install "no build/vm/progs/ftring_ctl (make)"; t_done; }
 command -v trace-cmd >/dev/null || { t_skip deb-install "no trace-cmd on the host"; t_done; }
 # DKMS compiles the module inside the TCG guest: most of the run.
-vm_test deb-install --rootfs -c 2 -t 900 "${debs[@]}" -- "$TOP/tests/vm/guest/deb-install.sh"
+vm_test deb-install --rootfs -c 2 -t 900 "${debs[@]}" -f "$TOP/build/vm/progs/ftring_ctl" -- \
+	"$TOP/tests/vm/guest/deb-install.sh"
 
 if vm_report snap; then
 	nw=$(cat "$VM_DIR/snap-written.txt" 2>/dev/null)
@@ -46,4 +48,9 @@ markers_in crashed pre-freeze 100 markers-before-the-freeze
 # The restarted daemon took the module's rings over: the markers written while its
 # predecessor was frozen are in its file.
 markers_in successor during-freeze 50 markers-written-while-frozen
+# No daemon came back (OnFailure= ran recorderd-salvage): the killed daemon's file,
+# recovered, holds the markers it had synced; salvage's new file the markers written
+# while the daemon was frozen, then dead.
+markers_in killed pre-kill 100 markers-before-the-kill
+markers_in salvaged no-daemon 50 markers-written-with-no-daemon
 t_done

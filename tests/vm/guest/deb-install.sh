@@ -233,6 +233,60 @@ if [ -n "$next" ] && cp "$next" "$O/successor.dat"; then g_ok sd.successor-file;
 	g_fail sd.successor-file "no file of the restarted daemon ('$next')"; fi
 if [ $dt -lt 60 ]; then g_ok sd.stop-within-timeout; else g_fail sd.stop-within-timeout "$dt s"; fi
 
+# --- 5b. no daemon comes back (issue 12): recorderd-salvage.service ------------------
+# Restart=no in a drop-in: the daemon's death is final, as when systemd gives up
+# (StartLimitBurst). Markers go to the rings while the daemon is frozen (not read),
+# then kill -9 leaves the rings an orphan: the unit fails, OnFailure= starts
+# recorderd-salvage, which recovers the dead daemon's file, writes the rings to a new
+# file and stops the module; the lock file then names no capture.
+ftring_recording() { /vm/bin/ftring_ctl stats | sed -n 's/^recording=\([0-9]*\).*/\1/p'; }
+# salvaged: its run since mark_journal has ended (an earlier one ran at the clean stop)
+salvaged() {
+	since_log -u recorderd-salvage | grep -qE 'salvaged what pid|cannot salvage' &&
+		[ "$(systemctl is-active recorderd-salvage)" != activating ]
+}
+dropin=/run/systemd/system/recorderd.service.d
+mkdir -p $dropin
+printf '[Service]\nRestart=no\n' >$dropin/salvage-test.conf
+systemctl daemon-reload
+systemctl reset-failed recorderd
+mark_journal
+systemctl start recorderd
+pid=$(systemctl show -p MainPID --value recorderd)
+killed=$(recorderd status --json | sed -n 's/.*"output_file": *"\([^"]*\)".*/\1/p')
+i=1
+while [ $i -le 100 ]; do echo "pre-kill $i"; i=$((i + 1)); done >/dev/ftring/marker
+sleep 3		# sync_ms (1 s) and a wake-up: on disk
+kill -STOP "$pid"
+i=1
+while [ $i -le 50 ]; do echo "no-daemon $i"; i=$((i + 1)); done >/dev/ftring/marker
+kill -KILL "$pid"
+i=0
+while [ $i -lt 60 ] && ! salvaged; do sleep 1; i=$((i + 1)); done
+echo "guest: salvage done $i s after the kill"
+g_eq salvage.daemon-failed "$(systemctl is-active recorderd)" failed
+g_eq salvage.ran-on-failure \
+	"$(systemctl show -p Result -p ExecMainStatus recorderd-salvage | sort | tr '\n' ' ')" \
+	"ExecMainStatus=0 Result=success "
+since_log -u recorderd-salvage >"$O/salvage-journal.txt"
+if grep -q 'died writing' "$O/salvage-journal.txt"; then g_ok salvage.recovers-file; else
+	g_fail salvage.recovers-file "$(last 4 "$O/salvage-journal.txt")"; fi
+if grep -q 'taking its rings over' "$O/salvage-journal.txt"; then g_ok salvage.takes-over-rings; else
+	g_fail salvage.takes-over-rings "$(last 4 "$O/salvage-journal.txt")"; fi
+g_eq salvage.module-stopped "$(ftring_recording)" 0
+g_eq salvage.lock-names-no-capture "$(grep -c . /run/recorderd/ctl.sock.lock)" 1
+salvaged=$(sed -n 's/.*what was left tracing is in \(.*\), now stopped$/\1/p' "$O/salvage-journal.txt")
+if [ -n "$killed" ] && cp "$killed" "$O/killed.dat"; then g_ok salvage.killed-file; else
+	g_fail salvage.killed-file "no file of the killed daemon ('$killed')"; fi
+if [ -n "$salvaged" ] && cp "$salvaged" "$O/salvaged.dat"; then g_ok salvage.new-file; else
+	g_fail salvage.new-file "salvage named no file: $(last 3 "$O/salvage-journal.txt")"; fi
+recorderd salvage --config $conf >"$O/salvage-again.txt" 2>&1
+g_eq salvage.again-nothing "$? $(grep -c 'nothing to salvage' "$O/salvage-again.txt")" "0 1"
+
+rm -r $dropin
+systemctl daemon-reload
+systemctl reset-failed recorderd recorderd-salvage
+
 # --- 6. removal ---------------------------------------------------------------------
 if apt-get remove -y recorderd ftring-dkms >"$O/apt-remove.txt" 2>&1; then
 	g_ok remove
