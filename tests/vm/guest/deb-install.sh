@@ -240,7 +240,7 @@ if [ $dt -lt 60 ]; then g_ok sd.stop-within-timeout; else g_fail sd.stop-within-
 # recorderd-salvage, which recovers the dead daemon's file, writes the rings to a new
 # file and stops the module; the lock file then names no capture.
 ftring_recording() { /vm/bin/ftring_ctl stats | sed -n 's/^recording=\([0-9]*\).*/\1/p'; }
-# salvaged: its run since mark_journal has ended (an earlier one ran at the clean stop)
+# salvaged: its run since mark_journal has ended
 salvaged() {
 	since_log -u recorderd-salvage | grep -qE 'salvaged what pid|cannot salvage' &&
 		[ "$(systemctl is-active recorderd-salvage)" != activating ]
