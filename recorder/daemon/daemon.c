@@ -200,9 +200,17 @@ void daemon_lock_note(const char *file, const char *instance)
 		log_warn("cannot write the daemon's state into the lock file");
 }
 
+/*
+ * Our pid, and what a dead predecessor left until our own capture names itself: a
+ * start that fails before that (a pidfile, the socket) must not make its file and
+ * instance nobody's, or the salvage that follows failed restarts finds nothing.
+ */
 void daemon_lock_owner(void)
 {
-	daemon_lock_note(NULL, NULL);
+	if (prev_valid)
+		daemon_lock_note(prev.file, prev.instance);
+	else
+		daemon_lock_note(NULL, NULL);
 }
 
 const struct daemon_prev *daemon_lock_previous(void)

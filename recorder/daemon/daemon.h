@@ -47,7 +47,8 @@ unsigned int daemon_watchdog_ms(void);
  *
  * Takes flock(LOCK_EX) on the lock file before anything else is touched; the lock
  * lives as long as the process (and its detached child, which inherits it).
- * daemon_lock_owner() then writes the running daemon's pid into it.
+ * daemon_lock_owner() then writes the running daemon's pid into it, with what a dead
+ * predecessor left (daemon_lock_previous) until the daemon's capture notes its own.
  *
  * Return: 0, -EWOULDBLOCK when another daemon holds it, or -errno.
  */

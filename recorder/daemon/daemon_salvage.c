@@ -59,6 +59,10 @@ void dmn_salvage_done(struct recd *d)
 	const struct daemon_prev *p = daemon_lock_previous();
 	int pid = p ? (int)p->pid : 0;
 
+	/* done: nothing is left for a later start or salvage (a capture's close said so) */
+	if (!d->exit_code)
+		daemon_lock_note(NULL, NULL);
+
 	if (d->files)
 		printf("recorderd: salvaged what pid %d left; what was left tracing is in %s, now stopped\n",
 		       pid, d->cur);

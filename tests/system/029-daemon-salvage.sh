@@ -110,6 +110,27 @@ t_check "flight: salvage says where the ring went" \
 	grep -qF "is in ${files:-no file}, now stopped" "$TMP/flight.out"
 t_check "flight: the instance is gone (nothing left tracing)" test ! -d "$TRACEFS/instances/$INST"
 
+# --- a restart that fails at start-up leaves what the dead daemon left named -----------
+# (under systemd, failed restarts are what makes it give up and run salvage)
+rm -rf "$OUT"
+recd_start "${args[@]}" >/dev/null 2>&1 ||
+	{ t_fail "failed restart: start" "recorderd start failed"; t_done; }
+mark r 1 500
+sleep 0.5
+kill_daemon || t_fail "failed restart: kill -9" "the daemon did not die"
+mark r 501 1000
+recd_start "${args[@]}" -O pidfile="$TMP/no/such/dir/recd.pid" >"$TMP/fail.out" 2>&1
+rc=$?
+sed 's/^/# restart: /' "$TMP/fail.out"
+salvage "${args[@]}" >"$TMP/after-fail.out" 2>&1
+rc2=$?
+sed 's/^/# salvage: /' "$TMP/after-fail.out"
+files=$(ls "$OUT"/*.dat 2>/dev/null | sort)
+got=$(for f in $files; do markers "$f" r; done)
+t_eq "failed restart: the restart fails; salvage then still finds the instance, takes it over (markers 1..1000 over the files, in order) and removes it" \
+	"$((rc != 0)) $rc2 $(grep -c "now stopped" "$TMP/after-fail.out") $(is_seq 1000 <<<"$got" && echo in-order) $(test -d "$TRACEFS/instances/$INST" && echo left)" \
+	"1 0 1 in-order "
+
 # --- flight mode: a restart takes the ring over as salvage does ------------------------
 rm -rf "$OUT"
 recd_start "${fargs[@]}" >/dev/null 2>&1 ||

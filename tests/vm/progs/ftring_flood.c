@@ -296,8 +296,10 @@ static void *reader(void *arg)
 	int idle = 0;
 
 	c->last_seq = -1;
+	/* the quiet window opens the gate too: its writer no longer writes then */
 	while (atomic_load_explicit(&c->progress, memory_order_relaxed) < overfill_markers(c) &&
-	       !atomic_load(&c->writer_done) && !atomic_load(&readers_stop))
+	       !atomic_load(&c->writer_done) && !atomic_load(&readers_stop) &&
+	       !atomic_load(&quiet))
 		usleep(reader_sleep_us);
 	while (!atomic_load(&readers_stop)) {
 		if (read_once(c, &id, &done) || !atomic_load(&quiet))
