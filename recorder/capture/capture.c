@@ -452,6 +452,9 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	ret = tracing_set_on(c->tr, 1);
 	if (ret)
 		goto fail;
+	/* Live: what was taken over is ours; any failure before left it as it was. */
+	tracing_adopt(c->tr);
+	source_adopt(c->src);
 	c->running = 1;
 	log_debug("recording %s with source %s, %d CPUs, %u-byte pages, to %s",
 		  c->instance ? c->instance : "the top buffer", ops->name, c->ncpus,

@@ -84,6 +84,7 @@ struct flight *flight_start(const struct rec_config *c, int take_over, int *err)
 	ret = tracing_set_on(f->tr, 1);
 	if (ret)
 		goto fail;
+	tracing_adopt(f->tr);	/* live: a taken-over instance is ours */
 	return f;
 fail:
 	flight_stop(f);

@@ -96,6 +96,12 @@ struct source *source_open(const struct source_ops *ops, const struct source_par
 	return s;
 }
 
+void source_adopt(struct source *s)
+{
+	if (s->ops->adopt)
+		s->ops->adopt(s);
+}
+
 void source_close(struct source *s)
 {
 	if (!s)

@@ -86,6 +86,8 @@ struct source_ops {
 	const char *(*clock_name)(struct source *s);
 	/* Optional: stop producing; called before the final drain so it loses nothing. */
 	int	(*stop)(struct source *s);
+	/* Optional: the recording is live (source_adopt()). */
+	void	(*adopt)(struct source *s);
 };
 
 /* Common part of every source; each implementation embeds it first. */
@@ -123,6 +125,12 @@ struct source *source_open(const struct source_ops *ops, const struct source_par
 			   int *err);
 /* Closes and frees. Accepts NULL. */
 void source_close(struct source *s);
+
+/*
+ * The recording is live: what the source took over from a dead recorder is its own
+ * from now on, stopped at close. Closed before, it is left recording as it was.
+ */
+void source_adopt(struct source *s);
 
 extern const struct source_ops source_mmap_ops;
 extern const struct source_ops source_splice_ops;

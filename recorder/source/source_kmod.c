@@ -36,6 +36,8 @@ struct source_kmod {
 	struct source		s;
 	int			ctl;
 	int			started;
+	int			taking;		/* rings a dead recorder left: recording
+						 * until source_adopt(), left so at close */
 	int			config_saved;
 	struct ftring_config	saved;		/* put back at close */
 	__u64			saved_events;
@@ -173,6 +175,10 @@ static void kmod_close(struct source *s)
 	if (k->started && ioctl(k->ctl, FTRING_IOC_STOP) < 0)
 		log_warn("kmod source: stopping the module: %s", strerror(errno));
 	k->started = 0;
+	/* Not adopted: the rings stay the orphan they were, with their events. */
+	if (k->taking && ioctl(k->ctl, FTRING_IOC_SET_EVENTS, &k->saved_events) < 0)
+		log_warn("kmod source: restoring the module's events: %s", strerror(errno));
+	k->taking = 0;
 	for (int i = 0; k->cpus && i < s->ncpus; i++) {
 		mmap_ring_close(k->cpus[i].ring);
 		if (k->cpus[i].fd >= 0)
@@ -260,6 +266,7 @@ static int kmod_take_over(struct source *s, struct source_kmod *k, const struct 
 		log_err("kmod source: setting the events: %s", strerror(errno));
 		return ret;
 	}
+	k->taking = 1;
 	k->cfg = k->saved;
 	s->persistent = !!(st->flags & FTRING_STATUS_PERSIST);
 	log_warn("kmod source: the module was left recording by a recorder that died: taking "
@@ -373,13 +380,13 @@ static int kmod_open(struct source *s, const struct source_params *p)
 	ret = open_cpus(k);
 	if (ret)
 		goto fail;
-	/* taken over, it records already */
+	/* taken over, it records already: ours once the capture is live */
 	if (!st.recording && ioctl(k->ctl, FTRING_IOC_START) < 0) {
 		ret = -errno;
 		log_err("kmod source: starting the module: %s", strerror(errno));
 		goto fail;
 	}
-	k->started = 1;
+	k->started = !k->taking;
 	log_debug("kmod source: %d CPUs, %u x %u-byte sub-buffers, %s, clock %s, events %#llx",
 		  s->ncpus, k->cfg.nr_subbufs, k->cfg.subbuf_size,
 		  k->cfg.mode ? "overwrite" : "discard", clock_names[k->cfg.clock],
@@ -515,6 +522,15 @@ static int kmod_stop(struct source *s)
 	return 0;
 }
 
+static void kmod_adopt(struct source *s)
+{
+	struct source_kmod *k = (struct source_kmod *)s;
+
+	if (k->taking)
+		k->started = 1;
+	k->taking = 0;
+}
+
 const struct source_ops source_kmod_ops = {
 	.name		= "kmod",
 	.size		= sizeof(struct source_kmod),
@@ -528,5 +544,6 @@ const struct source_ops source_kmod_ops = {
 	.add_meta	= kmod_add_meta,
 	.clock_name	= kmod_clock_name,
 	.stop		= kmod_stop,
+	.adopt		= kmod_adopt,
 	.close		= kmod_close,
 };

@@ -26,6 +26,8 @@ struct tracing {
 	struct tracefs_instance	*inst;		/* NULL = top buffer */
 	char			*name;
 	int			created;	/* we made the instance: remove it at the end */
+	int			taking;		/* taking over a dead recorder's instance: left
+						 * as it was (tracing) unless tracing_adopt() */
 	int			restored;
 	int			on_saved;	/* tracing_on before us, -1 = untouched */
 	long			kb_saved;	/* buffer_size_kb before us, -1 = untouched */
@@ -247,13 +249,11 @@ static int setup(struct tracing *t, const struct tracing_params *p)
 		return ret;
 	}
 	/* A takeover changes nothing that would stop or drop what is being traced. */
-	ret = p->take_over ? 0 : tracing_set_on(t, 0);
-	if (ret) {
+	ret = t->taking ? 0 : tracing_set_on(t, 0);
+	if (ret || t->taking)
 		t->on_saved = -1;
+	if (ret)
 		return ret;
-	}
-	if (p->take_over)
-		t->on_saved = 0;
 
 	if (p->clock) {
 		t->clock_saved = tracefs_get_clock(t->inst);
@@ -272,7 +272,7 @@ static int setup(struct tracing *t, const struct tracing_params *p)
 	}
 
 	/* A resize may drop what a taken-over buffer holds: only when it must. */
-	if (p->buffer_kb && (!p->take_over ||
+	if (p->buffer_kb && (!t->taking ||
 			     read_number(t, "buffer_size_kb") != (long)p->buffer_kb)) {
 		t->kb_saved = read_number(t, "buffer_size_kb");
 		snprintf(buf, sizeof(buf), "%u", p->buffer_kb);
@@ -309,7 +309,28 @@ static int setup(struct tracing *t, const struct tracing_params *p)
 			return ret;
 	}
 	/* Start from an empty buffer, as trace-cmd record does (unless taking over). */
-	return p->take_over || p->keep ? 0 : write_file(t, "trace", "");
+	return t->taking || p->keep ? 0 : write_file(t, "trace", "");
+}
+
+/*
+ * The recording is live: a taken-over instance was made by our predecessor, and is
+ * now ours to turn off and remove at the end. Until then, a failing start leaves it
+ * tracing with what it holds, for the next daemon or salvage to take over.
+ */
+void tracing_adopt(struct tracing *t)
+{
+	if (!t->taking)
+		return;
+	t->taking = 0;
+	t->created = 1;
+	t->on_saved = 0;
+}
+
+/* Leaves the instance (and what its buffer holds) in place at the end: not removed. */
+void tracing_keep(struct tracing *t)
+{
+	t->created = 0;
+	t->taking = 0;
 }
 
 struct tracing *tracing_setup(const struct tracing_params *p, int *err)
@@ -344,8 +365,7 @@ struct tracing *tracing_setup(const struct tracing_params *p, int *err)
 		}
 		if (p->create) {
 			t->inst = tracefs_instance_create(p->instance);
-			/* a taken-over instance was made by our predecessor: ours to remove */
-			t->created = t->inst && (tracefs_instance_is_new(t->inst) || p->take_over);
+			t->created = t->inst && tracefs_instance_is_new(t->inst);
 		} else if (tracefs_instance_exists(p->instance)) {
 			t->inst = tracefs_instance_alloc(NULL, p->instance);
 		} else {
@@ -357,6 +377,7 @@ struct tracing *tracing_setup(const struct tracing_params *p, int *err)
 				strerror(-ret));
 			goto fail;
 		}
+		t->taking = !t->created && p->take_over;
 	}
 	ret = setup(t, p);
 	if (ret)

@@ -26,7 +26,8 @@ struct tracing_params {
 	int			buffer_percent;	/* reader wake-up watermark, -1 = leave */
 	int			take_over;	/* @instance was left tracing by a recorder
 						 * that died: keep tracing on and what its
-						 * buffer holds; ours to remove at stop */
+						 * buffer holds; ours to remove at stop once
+						 * tracing_adopt() said the recording is live */
 	int			keep;		/* record what the buffer already holds (a
 						 * persistent instance after a reboot): no
 						 * clear at the start */
@@ -42,6 +43,15 @@ struct tracing_params {
  * Return: the saved state, or NULL.
  */
 struct tracing *tracing_setup(const struct tracing_params *p, int *err);
+
+/*
+ * The recording is live: a taken-over instance is ours from now on (turned off and
+ * removed by tracing_restore()). Before, restoring leaves it tracing, and there.
+ */
+void tracing_adopt(struct tracing *t);
+
+/* tracing_restore() leaves the instance and its buffer's content: not removed. */
+void tracing_keep(struct tracing *t);
 
 /* Writes tracing_on; 0 or -errno. */
 int tracing_set_on(struct tracing *t, int on);

@@ -146,4 +146,41 @@ recd stop --timeout 30 >/dev/null 2>&1
 t_eq "flight restart: the snapshot holds markers 1..1500, before and after the crash; the instance is gone after stop" \
 	"$(markers "$TMP/snap.dat" fr | tr '\n' ' ' | md5sum) $(test -d "$TRACEFS/instances/$INST" && echo left)" \
 	"$(seq 1 1500 | tr '\n' ' ' | md5sum) "
+# --- a take-over that fails before it is live leaves what it took as it was -----------
+# (a full disk: the new file's headers do not fit; restart and salvage alike)
+rm -rf "$OUT"
+full=$TMP/full
+mkdir -p "$full"
+if mount -t tmpfs -o size=64k recd029 "$full" 2>/dev/null; then
+	EXTRA_CLEANUP="umount $full 2>/dev/null"
+	recd_start "${args[@]}" >/dev/null 2>&1 ||
+		{ t_fail "failed take-over: start" "recorderd start failed"; t_done; }
+	mark ft 1 500
+	sleep 0.5
+	kill_daemon || t_fail "failed take-over: kill -9" "the daemon did not die"
+	mark ft 501 800
+	"$RECORDERD" start --socket "$SOCK" -i "$INST" -d "$full" "${args[@]}" \
+		>"$TMP/ft-restart.out" 2>&1
+	rc=$?
+	sed 's/^/# restart: /' "$TMP/ft-restart.out"
+	left="$(cat "$TRACEFS/instances/$INST/tracing_on" 2>/dev/null)|$(grep -c "^instance $INST\$" "$SOCK.lock")"
+	mark ft 801 900
+	salvage "${args[@]}" -d "$full" >"$TMP/ft-salvage.out" 2>&1
+	rc2=$?
+	sed 's/^/# salvage: /' "$TMP/ft-salvage.out"
+	left2="$(cat "$TRACEFS/instances/$INST/tracing_on" 2>/dev/null)|$(grep -c "^instance $INST\$" "$SOCK.lock")"
+	mark ft 901 1000
+	t_eq "failed take-over: a restart and a salvage that fail on a full disk exit 1 and leave the instance tracing, named in the lock file" \
+		"$rc $left $rc2 $left2" "1 1|1 1 1|1"
+	salvage "${args[@]}" >"$TMP/ft-after.out" 2>&1
+	rc=$?
+	files=$(ls "$OUT"/*.dat 2>/dev/null | sort)
+	got=$(for f in $files; do markers "$f" ft; done)
+	t_eq "failed take-over: a salvage with room then has markers 1..1000 over the files, in order" \
+		"$rc $(is_seq 1000 <<<"$got" && echo in-order)" "0 in-order"
+	umount "$full"
+	EXTRA_CLEANUP=
+else
+	t_skip "failed take-over" "cannot mount a tmpfs"
+fi
 t_done
