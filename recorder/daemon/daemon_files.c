@@ -115,9 +115,19 @@ int dmn_after_crash(struct recd *d)
 		d->take_over = 1;
 		log_warn("taking over tracefs instance %s, left tracing by the previous recorderd: what it holds is kept",
 			 p->instance);
-	} else {
-		log_warn("tracefs instance %s, left by the previous recorderd, is not the one configured: left as it is",
+	} else if (d->salvage) {
+		/* salvage records nothing of its own: the dead daemon's instance is its */
+		log_warn("taking over tracefs instance %s, left tracing by the previous recorderd under another name than the configured one: what it holds is kept",
 			 p->instance);
+		free(d->cfg.instance);
+		d->cfg.instance = strdup(p->instance);
+		d->take_over = !!d->cfg.instance;
+		if (!d->take_over)
+			return -ENOMEM;
+	} else if (dmn_salvage_other(d, p->instance)) {
+		/* still named in the lock file until our own capture starts */
+		log_err("tracefs instance %s, left tracing by the previous recorderd, could not be saved: %s",
+			p->instance, d->last_err);
 	}
 	return r < 0 ? r : 0;
 }

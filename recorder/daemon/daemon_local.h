@@ -126,6 +126,8 @@ void dmn_h_trigger(void *ctx, const struct ctl_peer *peer, const void *pl, uint3
 		   struct ctl_reply *r);
 
 /* daemon_salvage.c */
+/* A restart: saves and removes the dead daemon's @instance, not ours. 0 or -errno. */
+int dmn_salvage_other(struct recd *d, const char *instance);
 /*
  * Recovers and takes over what a dead daemon left: 0 (also when nothing was left), or
  * -errno with the lock file naming what it left again.

@@ -9,6 +9,7 @@
  * `recorderd stop` does. What was traced while no daemon ran is in that file.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,6 +52,35 @@ int dmn_salvage_start(struct recd *d, char *path, size_t len)
 		if (p)
 			daemon_lock_note(p->file, p->instance);
 	}
+	return ret;
+}
+
+/*
+ * A restart configured with another instance than the dead daemon's: what that one
+ * holds goes to a file of its own and it is removed, as salvage does, before the
+ * restart's own capture starts (else it would trace on, nobody's, for ever).
+ */
+int dmn_salvage_other(struct recd *d, const char *instance)
+{
+	char *own = d->cfg.instance, path[PATH_MAX];
+	int ret;
+
+	log_warn("tracefs instance %s, left tracing by the previous recorderd, is not the one configured: saving what it holds, then removing it",
+		 instance);
+	d->cfg.instance = (char *)instance;
+	d->take_over = 1;
+	ret = dmn_start_capture(d, path, sizeof(path));
+	d->take_over = 0;
+	if (ret)
+		dmn_set_error(d, "taking it over", ret);
+	dmn_drain_for_stop(d);
+	if (d->cap && dmn_capture_close(d) && !ret)
+		ret = -EIO;
+	if (d->fl)
+		dmn_flight_close(d);
+	if (!ret)
+		log_warn("what tracefs instance %s held is in %s", instance, d->cur);
+	d->cfg.instance = own;
 	return ret;
 }
 

@@ -183,4 +183,34 @@ if mount -t tmpfs -o size=64k recd029 "$full" 2>/dev/null; then
 else
 	t_skip "failed take-over" "cannot mount a tmpfs"
 fi
+# --- the dead daemon's instance under another name than the configured one ------------
+# (the configuration changed since it started): salvage takes it over all the same; a
+# restart saves what it holds into a file and removes it before its own capture starts
+other=${INST}_b
+EXTRA_CLEANUP="rmdir $TRACEFS/instances/$other 2>/dev/null"
+for how in salvage restart; do
+	rm -rf "$OUT"
+	recd_start "${args[@]}" >/dev/null 2>&1 ||
+		{ t_fail "renamed ($how): start" "recorderd start failed"; t_done; }
+	mark rn 1 500
+	sleep 0.5
+	kill_daemon || t_fail "renamed ($how): kill -9" "the daemon did not die"
+	mark rn 501 1000
+	if [ $how = salvage ]; then
+		salvage "${args[@]}" -i "$other" >"$TMP/rn.out" 2>&1
+		rc=$?
+	else
+		recd_start "${args[@]}" -i "$other" >"$TMP/rn.out" 2>&1
+		rc=$?
+		recd stop --timeout 30 >/dev/null 2>&1
+	fi
+	sed "s/^/# $how: /" "$TMP/rn.out"
+	files=$(ls "$OUT"/*.dat 2>/dev/null | sort)
+	got=$(for f in $files; do markers "$f" rn; done)
+	t_eq "renamed ($how): exits 0, markers 1..1000 over the files in order, the dead daemon's instance gone" \
+		"$rc $(is_seq 1000 <<<"$got" && echo in-order) $(test -d "$TRACEFS/instances/$INST" && echo left)" \
+		"0 in-order "
+	rmdir "$TRACEFS/instances/$INST" 2>/dev/null
+done
+EXTRA_CLEANUP=
 t_done
