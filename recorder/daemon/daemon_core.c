@@ -273,6 +273,8 @@ finish:
 fail:
 	log_err("%s", msg + 11);
 	daemon_ready(ready_fd, 1, msg, NULL);
+	/* a flight ring taken over at start: saved, or kept, as at stop */
+	dmn_flight_close(d);
 	ret = 1;
 out:
 	dmn_triggers_stop(d);

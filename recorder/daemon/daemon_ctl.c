@@ -210,9 +210,16 @@ void dmn_flight_close(struct recd *d)
 		snprintf(d->cur, sizeof(d->cur), "%s", path);
 		log_info("flight recorder saved to %s", path);
 	}
+	/* Unsaved, the ring stays for the next start or salvage to take over. */
+	if (ret && d->cfg.instance && !flight_keep(d->fl)) {
+		log_err("the flight recorder's ring is kept in tracefs instance %s (tracing off), named in the lock file for the next start or salvage",
+			d->cfg.instance);
+		daemon_lock_note(NULL, d->cfg.instance);
+	} else {
+		daemon_lock_note(NULL, NULL);	/* its instance is removed */
+	}
 	flight_stop(d->fl);
 	d->fl = NULL;
-	daemon_lock_note(NULL, NULL);	/* its instance is removed */
 }
 
 int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr, char *why,

@@ -247,6 +247,11 @@ const char *flight_source_name(const struct flight *f)
 	return f->ops ? f->ops->name : "";
 }
 
+int flight_keep(struct flight *f)
+{
+	return tracing_keep(f->tr);
+}
+
 void flight_stop(struct flight *f)
 {
 	if (!f)

@@ -47,6 +47,12 @@ int flight_cpu_stats(struct flight *f, int cpu, struct source_cpu_stats *st);
 int flight_ncpus(const struct flight *f);
 const char *flight_source_name(const struct flight *f);
 
+/*
+ * Tracing off, and the instance left with what its ring holds: flight_stop() then
+ * neither restores nor removes it. 0 or -errno.
+ */
+int flight_keep(struct flight *f);
+
 /* Restores every tracing setting flight_start() changed, and frees. Accepts NULL. */
 void flight_stop(struct flight *f);
 

@@ -326,11 +326,16 @@ void tracing_adopt(struct tracing *t)
 	t->on_saved = 0;
 }
 
-/* Leaves the instance (and what its buffer holds) in place at the end: not removed. */
-void tracing_keep(struct tracing *t)
+/*
+ * Tracing off, and nothing else put back: a restored buffer size could drop what the
+ * buffer holds.
+ */
+int tracing_keep(struct tracing *t)
 {
 	t->created = 0;
 	t->taking = 0;
+	t->restored = 1;
+	return tracing_set_on(t, 0);
 }
 
 struct tracing *tracing_setup(const struct tracing_params *p, int *err)

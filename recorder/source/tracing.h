@@ -50,8 +50,11 @@ struct tracing *tracing_setup(const struct tracing_params *p, int *err);
  */
 void tracing_adopt(struct tracing *t);
 
-/* tracing_restore() leaves the instance and its buffer's content: not removed. */
-void tracing_keep(struct tracing *t);
+/*
+ * Turns tracing off and leaves the instance and what its buffer holds as they are:
+ * tracing_restore() then changes and removes nothing. 0 or -errno.
+ */
+int tracing_keep(struct tracing *t);
 
 /* Writes tracing_on; 0 or -errno. */
 int tracing_set_on(struct tracing *t, int on);

@@ -213,4 +213,31 @@ for how in salvage restart; do
 	rmdir "$TRACEFS/instances/$INST" 2>/dev/null
 done
 EXTRA_CLEANUP=
+# --- flight mode: a final save that fails leaves the ring where it is -----------------
+rm -rf "$OUT"
+mkdir -p "$full"
+if mount -t tmpfs -o size=64k recd029 "$full" 2>/dev/null; then
+	EXTRA_CLEANUP="umount $full 2>/dev/null"
+	recd_start "${fargs[@]}" >/dev/null 2>&1 ||
+		{ t_fail "flight, save fails: start" "recorderd start failed"; t_done; }
+	mark fs 1 500
+	kill_daemon || t_fail "flight, save fails: kill -9" "the daemon did not die"
+	mark fs 501 1000
+	salvage "${fargs[@]}" -d "$full" >"$TMP/fs.out" 2>&1
+	rc=$?
+	sed 's/^/# salvage: /' "$TMP/fs.out"
+	t_eq "flight, save fails: salvage exits 1, says where the ring is, the instance stays with it, named in the lock file" \
+		"$rc $(grep -c "kept in tracefs instance $INST" "$TMP/fs.out") $(test -d "$TRACEFS/instances/$INST" && echo kept) $(grep -c "^instance $INST\$" "$SOCK.lock")" \
+		"1 1 kept 1"
+	salvage "${fargs[@]}" >"$TMP/fs2.out" 2>&1
+	rc=$?
+	files=$(ls "$OUT"/*.dat 2>/dev/null)
+	t_eq "flight, save fails: a salvage with room then writes markers 1..1000 and removes the instance" \
+		"$rc $(grep -c . <<<"$files") $(markers "$files" fs | tr '\n' ' ' | md5sum) $(test -d "$TRACEFS/instances/$INST" && echo left)" \
+		"0 1 $(seq 1 1000 | tr '\n' ' ' | md5sum) "
+	umount "$full"
+	EXTRA_CLEANUP=
+else
+	t_skip "flight, save fails" "cannot mount a tmpfs"
+fi
 t_done
