@@ -20,6 +20,32 @@
 #include "source/source.h"
 
 /*
+ * Whether the module holds rings a dead recorder left (FTRING_STATUS_ORPHAN): 1, 0
+ * (not loaded, not recording, or recording for a live reader: not ours), or -errno.
+ * Asked before any capture starts, so that nothing (the disk budget) is done for
+ * nothing, and so that no capture error reads as one of these.
+ */
+static int module_left(struct recd *d)
+{
+	struct source_params sp = { .instance = d->cfg.instance };
+	int st;
+
+	/* a module not loaded (any more) holds nothing */
+	if (!source_is_module(d->cfg.source, &sp) || !source_find_module("auto", &sp))
+		return 0;
+	st = source_kmod_state();
+	if (st < 0) {
+		dmn_set_error(d, "reading the ftring module's state", st);
+		return st;
+	}
+	if (st == SOURCE_KMOD_LIVE)
+		log_warn("the ftring module records for a live reader, not the dead daemon: left alone");
+	else if (st == SOURCE_KMOD_IDLE)
+		log_info("the ftring module is not recording: nothing left in it");
+	return st == SOURCE_KMOD_ORPHAN;
+}
+
+/*
  * Taken over: a tracefs instance of the dead daemon's own (stream or flight mode), or
  * the module's rings when nothing maps them any more (FTRING_STATUS_ORPHAN, through
  * source_kmod.c's take-over); a module that a live reader maps is not ours and stays
@@ -28,24 +54,17 @@
 int dmn_salvage_start(struct recd *d, char *path, size_t len)
 {
 	const struct daemon_prev *p = daemon_lock_previous();
-	struct source_params sp = { .instance = d->cfg.instance };
-	int module, took, ret;
+	int ret;
 
 	if (dmn_after_crash(d) < 0)
 		d->exit_code = 1;	/* the file stays as it was: `recorderd recover` */
 	trigger_watch_remove_stale(d->cfg.instance);
-	/* a module not loaded (any more) holds nothing */
-	module = source_is_module(d->cfg.source, &sp) && source_find_module("auto", &sp);
-	if (!d->take_over && !module)
-		return 0;
-	took = d->take_over;	/* the capture's start clears it */
-	ret = dmn_start_capture(d, path, len);
-	if (!took && ret == -ENOENT)
-		return 0;	/* the module is not recording: nothing left */
-	if (!took && ret == -EBUSY) {
-		log_warn("the ftring module records for a live reader, not the dead daemon: left alone");
-		return 0;
+	if (!d->take_over) {
+		ret = module_left(d);
+		if (ret <= 0)
+			return ret;
 	}
+	ret = dmn_start_capture(d, path, len);
 	if (ret) {
 		dmn_set_error(d, "taking over what the dead daemon left", ret);
 		/* nothing taken over: the next salvage or start finds it again */

@@ -120,6 +120,16 @@ const struct source_ops *source_find_module(const char *name, const struct sourc
 /* True when source @name ("kmod", or "auto" with the module there) is the module's. */
 int source_is_module(const char *name, const struct source_params *p);
 
+/* What the ftring module is doing (source_kmod_state()). */
+enum source_kmod_state {
+	SOURCE_KMOD_IDLE,	/* not recording */
+	SOURCE_KMOD_ORPHAN,	/* recording, nothing maps its rings: a recorder died */
+	SOURCE_KMOD_LIVE,	/* recording for a reader that maps its rings */
+};
+
+/* The module's state (enum source_kmod_state), or -errno (not loaded: -ENOENT). */
+int source_kmod_state(void);
+
 /* Allocates and opens a source; NULL with *err = -errno (reason logged). */
 struct source *source_open(const struct source_ops *ops, const struct source_params *p,
 			   int *err);

@@ -92,6 +92,20 @@ static int kmod_probe(const struct source_params *p)
 	return 0;
 }
 
+int source_kmod_state(void)
+{
+	struct ftring_status st;
+	int fd = ctl_open(), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = ioctl(fd, FTRING_IOC_GET_STATUS, &st) < 0 ? -errno :
+	      !st.recording ? SOURCE_KMOD_IDLE :
+	      st.flags & FTRING_STATUS_ORPHAN ? SOURCE_KMOD_ORPHAN : SOURCE_KMOD_LIVE;
+	close(fd);
+	return ret;
+}
+
 /* Bit of the event @name names: "EVENT", "SYSTEM:EVENT" or "SYSTEM" (all of it). */
 static int events_mask(const char *name, __u64 *mask)
 {
