@@ -261,8 +261,12 @@ finish:
 	if (d->cap && dmn_capture_close(d))
 		d->exit_code = 1;
 	dmn_flight_close(d);
-	/* The file just finished is the newest: the budget never takes it. */
-	rotate_enforce_budget(&d->cfg, &d->rs, d->cur[0] ? d->cur : NULL, 0);
+	/*
+	 * The file just finished is the newest: the budget never takes it. A salvage
+	 * that wrote nothing deletes nothing.
+	 */
+	if (!d->salvage || d->files)
+		rotate_enforce_budget(&d->cfg, &d->rs, d->cur[0] ? d->cur : NULL, 0);
 	if (d->salvage)
 		dmn_salvage_done(d);
 	else

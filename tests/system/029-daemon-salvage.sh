@@ -240,4 +240,20 @@ if mount -t tmpfs -o size=64k recd029 "$full" 2>/dev/null; then
 else
 	t_skip "flight, save fails" "cannot mount a tmpfs"
 fi
+# --- nothing left tracing: salvage deletes no file (max_age, disk budget) -------------
+rm -rf "$OUT"
+recd_start "${args[@]}" >/dev/null 2>&1 ||
+	{ t_fail "nothing to take: start" "recorderd start failed"; t_done; }
+mark nt 1 100
+sleep 0.5
+kill_daemon || t_fail "nothing to take: kill -9" "the daemon did not die"
+for ((i = 0; i < 20; i++)); do rmdir "$TRACEFS/instances/$INST" 2>/dev/null && break; sleep 0.1; done
+old=$OUT/trace-20000101-000000-0000.dat
+head -c 100000 /dev/urandom >"$old"
+touch -d '2 days ago' "$old"
+salvage "${args[@]}" -O max_age=1h >"$TMP/nt.out" 2>&1
+rc=$?
+sed 's/^/# salvage: /' "$TMP/nt.out"
+t_eq "nothing to take: salvage exits 0 and deletes no file (an old one past max_age stays)" \
+	"$rc $(test -f "$old" && echo kept)" "0 kept"
 t_done
