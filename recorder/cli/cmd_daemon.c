@@ -231,13 +231,13 @@ static int parse_start(int argc, char **argv, struct start_opts *so)
 /*
  * The daemon's lock, taken before any file, directory or tracing setting is touched
  * (and before a stale socket could be unlinked). 0, or -errno with *@holder the pid of
- * the daemon holding it (0 if none answers).
+ * the daemon holding it (0 if none answers), *@salvage 1 when that is a salvage.
  */
-static int lock_daemon(const struct rec_config *cfg, pid_t *holder)
+static int lock_daemon(const struct rec_config *cfg, pid_t *holder, int *salvage)
 {
 	static uint8_t buf[CTL_MAX_PAYLOAD];
 	struct ctl_hdr h;
-	int ret = daemon_lock(cfg->socket, holder);
+	int ret = daemon_lock(cfg->socket, holder, salvage);
 
 	if (ret == -EWOULDBLOCK && !*holder &&
 	    !ctl_request(cfg->socket, CTL_CMD_PING, NULL, 0, &h, buf, 2000) && h.code == CTL_ST_OK)
@@ -253,12 +253,16 @@ static int cmd_start(int argc, char **argv)
 	struct start_opts so;
 	int ready_fd = -1, ret = parse_start(argc, argv, &so);
 	pid_t holder = 0;
+	int salvage;
 
 	if (ret >= 0)
 		return ret;
 	/* A second start must say so and touch nothing. */
-	ret = lock_daemon(&so.cfg, &holder);
-	if (ret == -EWOULDBLOCK)
+	ret = lock_daemon(&so.cfg, &holder, &salvage);
+	if (ret == -EWOULDBLOCK && salvage)
+		fprintf(stderr, "recorderd: a salvage is running (pid %d, socket %s)\n",
+			(int)holder, so.cfg.socket);
+	else if (ret == -EWOULDBLOCK)
 		fprintf(stderr, "recorderd: already running (pid %d, socket %s)\n", (int)holder,
 			so.cfg.socket);
 	if (ret) {
@@ -289,18 +293,26 @@ static int cmd_salvage(int argc, char **argv)
 	struct start_opts so;
 	int ret = parse_start(argc, argv, &so);
 	pid_t holder = 0;
+	int salvage;
 
 	if (ret >= 0)
 		return ret;
-	ret = lock_daemon(&so.cfg, &holder);
-	if (ret == -EWOULDBLOCK)
+	ret = lock_daemon(&so.cfg, &holder, &salvage);
+	if (ret == -EWOULDBLOCK && salvage)
+		printf("recorderd: another salvage is running (pid %d): nothing to do\n",
+		       (int)holder);
+	else if (ret == -EWOULDBLOCK)
 		printf("recorderd is running (pid %d): nothing to salvage\n", (int)holder);
 	else if (!ret && !daemon_lock_previous())
 		printf("recorderd: nothing to salvage (no daemon died with a capture open)\n");
-	else if (!ret)
-		return daemon_salvage(&so.cfg);
-	config_free(&so.cfg);
-	return ret && ret != -EWOULDBLOCK ? 1 : 0;
+	if (ret || !daemon_lock_previous()) {
+		config_free(&so.cfg);
+		return ret && ret != -EWOULDBLOCK ? 1 : 0;
+	}
+	/* As `start` under systemd: the journal takes each line's priority. */
+	if (daemon_stderr_is_journal())
+		log_journal_prefix = 1;
+	return daemon_salvage(&so.cfg);
 }
 
 /* ---- client subcommands ---------------------------------------------------------- */

@@ -27,6 +27,18 @@ int daemon_under_systemd(void)
 	return s && *s;
 }
 
+/* systemd names the journal stream it connected ("DEV:INODE"); is it our stderr? */
+int daemon_stderr_is_journal(void)
+{
+	const char *s = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!s || sscanf(s, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st))
+		return 0;
+	return st.st_dev == (dev_t)dev && st.st_ino == (ino_t)ino;
+}
+
 int daemon_detach(void)
 {
 	char msg[1024];
@@ -132,6 +144,7 @@ unsigned int daemon_watchdog_ms(void)
 static int lock_fd = -1;
 static struct daemon_prev prev;
 static bool prev_valid;
+static bool lock_salvage;	/* we are `recorderd salvage`: the pid line says so */
 
 /* "PID\nfile PATH\ninstance NAME\n": what a daemon that died left. */
 static void read_previous(int fd)
@@ -153,13 +166,14 @@ static void read_previous(int fd)
 	prev_valid = prev.file[0] || prev.instance[0];
 }
 
-int daemon_lock(const char *sock, pid_t *holder)
+int daemon_lock(const char *sock, pid_t *holder, int *salvage)
 {
-	char path[PATH_MAX], pid_dir[PATH_MAX], pid[24] = "";
+	char path[PATH_MAX], pid_dir[PATH_MAX], pid[24] = "", *end;
 	ssize_t n;
 	int fd;
 
 	*holder = 0;
+	*salvage = 0;
 	if (snprintf(path, sizeof(path), "%s.lock", sock) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	fd = rotate_mkdir_p(dirname(strcpy(pid_dir, path)), 0);
@@ -174,7 +188,8 @@ int daemon_lock(const char *sock, pid_t *holder)
 		n = pread(fd, pid, sizeof(pid) - 1, 0);
 		if (n > 0) {
 			pid[n] = '\0';
-			*holder = (pid_t)strtol(pid, NULL, 10);
+			*holder = (pid_t)strtol(pid, &end, 10);
+			*salvage = !strncmp(end, " salvage\n", 9);
 		}
 		close(fd);
 		return err;
@@ -187,14 +202,16 @@ int daemon_lock(const char *sock, pid_t *holder)
 void daemon_lock_note(const char *file, const char *instance)
 {
 	char buf[8192];
-	int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	int n = snprintf(buf, sizeof(buf), "%d%s\n", (int)getpid(),
+			 lock_salvage ? " salvage" : "");
 
 	if (file && file[0])
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "file %s\n", file);
 	if (instance && instance[0] && n < (int)sizeof(buf))
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "instance %s\n", instance);
 	if (n >= (int)sizeof(buf))
-		n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+		n = snprintf(buf, sizeof(buf), "%d%s\n", (int)getpid(),
+			     lock_salvage ? " salvage" : "");
 	/* Short: one write; a torn one reads as a pid alone (no takeover). */
 	if (lock_fd < 0 || ftruncate(lock_fd, 0) || pwrite(lock_fd, buf, (size_t)n, 0) != n)
 		log_warn("cannot write the daemon's state into the lock file");
@@ -205,8 +222,9 @@ void daemon_lock_note(const char *file, const char *instance)
  * start that fails before that (a pidfile, the socket) must not make its file and
  * instance nobody's, or the salvage that follows failed restarts finds nothing.
  */
-void daemon_lock_owner(void)
+void daemon_lock_owner(int salvage)
 {
+	lock_salvage = salvage;
 	if (prev_valid)
 		daemon_lock_note(prev.file, prev.instance);
 	else

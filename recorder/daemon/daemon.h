@@ -16,6 +16,9 @@
 /* True when started by systemd with Type=notify (NOTIFY_SOCKET is set). */
 int daemon_under_systemd(void);
 
+/* True when stderr is the journal stream systemd connected (JOURNAL_STREAM). */
+int daemon_stderr_is_journal(void);
+
 /**
  * daemon_detach() - fork into the background, keeping the caller's stderr until ready
  *
@@ -44,6 +47,7 @@ unsigned int daemon_watchdog_ms(void);
  * daemon_lock() - be the only daemon on control socket @sock
  * @sock:	the control socket path; the lock is @sock + ".lock" beside it
  * @holder:	on -EWOULDBLOCK, the pid of the daemon that holds it (0 if unknown)
+ * @salvage:	on -EWOULDBLOCK, 1 when the holder is `recorderd salvage`
  *
  * Takes flock(LOCK_EX) on the lock file before anything else is touched; the lock
  * lives as long as the process (and its detached child, which inherits it).
@@ -52,8 +56,9 @@ unsigned int daemon_watchdog_ms(void);
  *
  * Return: 0, -EWOULDBLOCK when another daemon holds it, or -errno.
  */
-int daemon_lock(const char *sock, pid_t *holder);
-void daemon_lock_owner(void);
+int daemon_lock(const char *sock, pid_t *holder, int *salvage);
+/* @salvage: we are `recorderd salvage` (the pid line says so to a second one). */
+void daemon_lock_owner(int salvage);
 
 /*
  * What the lock file says while a daemon runs, besides its pid: the file it is writing

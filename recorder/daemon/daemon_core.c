@@ -187,7 +187,7 @@ static int run(struct recd *d, int ready_fd)
 		snprintf(msg, sizeof(msg), "recorderd: cannot set up the event loop");
 		goto fail;
 	}
-	daemon_lock_owner();
+	daemon_lock_owner(d->salvage);
 	if (d->salvage) {
 		ret = dmn_salvage_start(d, path, sizeof(path));
 		if (ret) {

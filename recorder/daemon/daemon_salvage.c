@@ -112,7 +112,11 @@ void dmn_salvage_done(struct recd *d)
 	if (!d->exit_code)
 		daemon_lock_note(NULL, NULL);
 
-	if (d->files)
+	if (d->exit_code)
+		fprintf(stderr, "recorderd: could not salvage all that pid %d left (see above)%s%s\n",
+			pid, d->files ? "; what was left tracing is in " : "",
+			d->files ? d->cur : "");
+	else if (d->files)
 		printf("recorderd: salvaged what pid %d left; what was left tracing is in %s, now stopped\n",
 		       pid, d->cur);
 	else

@@ -229,6 +229,9 @@ if mount -t tmpfs -o size=64k recd029 "$full" 2>/dev/null; then
 	t_eq "flight, save fails: salvage exits 1, says where the ring is, the instance stays with it, named in the lock file" \
 		"$rc $(grep -c "kept in tracefs instance $INST" "$TMP/fs.out") $(test -d "$TRACEFS/instances/$INST" && echo kept) $(grep -c "^instance $INST\$" "$SOCK.lock")" \
 		"1 1 kept 1"
+	t_eq "flight, save fails: salvage does not say nothing was tracing; the lock file's pid line says salvage wrote it" \
+		"$(grep -c "nothing of it was tracing" "$TMP/fs.out") $(grep -c "could not salvage all" "$TMP/fs.out") $(head -1 "$SOCK.lock" | grep -c ' salvage$')" \
+		"0 1 1"
 	salvage "${fargs[@]}" >"$TMP/fs2.out" 2>&1
 	rc=$?
 	files=$(ls "$OUT"/*.dat 2>/dev/null)
@@ -251,9 +254,26 @@ for ((i = 0; i < 20; i++)); do rmdir "$TRACEFS/instances/$INST" 2>/dev/null && b
 old=$OUT/trace-20000101-000000-0000.dat
 head -c 100000 /dev/urandom >"$old"
 touch -d '2 days ago' "$old"
-salvage "${args[@]}" -O max_age=1h >"$TMP/nt.out" 2>&1
+# stderr as systemd's journal stream (JOURNAL_STREAM names its device and inode)
+: >"$TMP/nt.err"
+JOURNAL_STREAM=$(stat -c %d:%i "$TMP/nt.err") salvage "${args[@]}" -O max_age=1h \
+	>"$TMP/nt.out" 2>"$TMP/nt.err"
 rc=$?
-sed 's/^/# salvage: /' "$TMP/nt.out"
+sed 's/^/# salvage: /' "$TMP/nt.out" "$TMP/nt.err"
 t_eq "nothing to take: salvage exits 0 and deletes no file (an old one past max_age stays)" \
 	"$rc $(test -f "$old" && echo kept)" "0 kept"
+t_eq "journal: salvage's log lines carry their priority when stderr is the journal, as start's do" \
+	"$(grep -c '^<4>the previous recorderd' "$TMP/nt.err") $(grep -c '^recorderd: warning:' "$TMP/nt.err")" "1 0"
+
+# --- a salvage running: a second one says so, not that a daemon runs -------------------
+: >"$SOCK.lock"
+flock "$SOCK.lock" sh -c 'echo "$$ salvage" >"$1"; sleep 3' sh "$SOCK.lock" &
+fpid=$!
+for ((i = 0; i < 50; i++)); do grep -q salvage "$SOCK.lock" && break; sleep 0.05; done
+salvage "${args[@]}" >"$TMP/two.out" 2>&1
+rc=$?
+sed 's/^/# salvage: /' "$TMP/two.out"
+t_eq "another salvage: exits 0 saying another salvage is running" \
+	"$rc $(grep -c "another salvage is running (pid [0-9]*)" "$TMP/two.out")" "0 1"
+wait "$fpid"
 t_done
