@@ -9,7 +9,11 @@
 # nothing to do. Salvage beside a live daemon exits 0 and leaves its capture alone. In
 # flight mode the dead daemon's ring goes to a file and its instance goes too; a
 # restarted flight recorder takes that ring over instead, so its next snapshot holds
-# what was traced before the crash.
+# what was traced before the crash. Faults: a take-over that fails on a full disk (a
+# tiny tmpfs) leaves the instance tracing and named in the lock file, and a flight ring
+# whose save fails stays in its instance; an instance left under another name than the
+# configured one is taken over; a salvage with nothing to take deletes no file; its
+# messages and journal priorities, and a second salvage beside a running one.
 source "$(dirname "$0")/../lib/tap.sh"
 source "$(dirname "$0")/../lib/recd.sh"
 
@@ -26,6 +30,19 @@ kill_daemon() {
 	kill -9 "$pid"
 	for ((i = 0; i < 100; i++)); do gone "$pid" && return 0; sleep 0.05; done
 	return 1
+}
+
+# A daemon started with ARGS writes markers TAG 1..N, then (its file synced) is killed -9
+# in a fresh output directory: crash WHAT TAG N ARGS...
+crash() {
+	local what=$1 tag=$2 n=$3
+
+	shift 3
+	rm -rf "$OUT"
+	recd_start "$@" >/dev/null 2>&1 || { t_fail "$what: start" "recorderd start failed"; t_done; }
+	mark "$tag" 1 "$n"
+	sleep 0.5
+	kill_daemon || t_fail "$what: kill -9" "the daemon did not die"
 }
 
 # The lock file's lines: the pid alone means "no capture" (daemon.c read_previous).
@@ -91,12 +108,8 @@ t_eq "live: salvage exits 0 saying the daemon runs; its capture goes on untouche
 	"0|1|$pid|running|$cur|1|$(seq 1 200 | tr '\n' ' ' | md5sum)"
 
 # --- flight mode: the ring goes to a file ----------------------------------------------
-rm -rf "$OUT"
 fargs=(-s splice -m flight -b 4096)
-recd_start "${fargs[@]}" >/dev/null 2>&1 ||
-	{ t_fail "flight: start" "recorderd start failed"; t_done; }
-mark f 1 500
-kill_daemon || t_fail "flight: kill -9" "the daemon did not die"
+crash "flight" f 500 "${fargs[@]}"
 mark f 501 1000
 salvage "${fargs[@]}" >"$TMP/flight.out" 2>&1
 rc=$?
@@ -112,12 +125,7 @@ t_check "flight: the instance is gone (nothing left tracing)" test ! -d "$TRACEF
 
 # --- a restart that fails at start-up leaves what the dead daemon left named -----------
 # (under systemd, failed restarts are what makes it give up and run salvage)
-rm -rf "$OUT"
-recd_start "${args[@]}" >/dev/null 2>&1 ||
-	{ t_fail "failed restart: start" "recorderd start failed"; t_done; }
-mark r 1 500
-sleep 0.5
-kill_daemon || t_fail "failed restart: kill -9" "the daemon did not die"
+crash "failed restart" r 500 "${args[@]}"
 mark r 501 1000
 recd_start "${args[@]}" -O pidfile="$TMP/no/such/dir/recd.pid" >"$TMP/fail.out" 2>&1
 rc=$?
@@ -132,11 +140,7 @@ t_eq "failed restart: the restart fails; salvage then still finds the instance, 
 	"1 0 1 in-order "
 
 # --- flight mode: a restart takes the ring over as salvage does ------------------------
-rm -rf "$OUT"
-recd_start "${fargs[@]}" >/dev/null 2>&1 ||
-	{ t_fail "flight restart: start" "recorderd start failed"; t_done; }
-mark fr 1 500
-kill_daemon || t_fail "flight restart: kill -9" "the daemon did not die"
+crash "flight restart" fr 500 "${fargs[@]}"
 mark fr 501 1000
 recd_start "${fargs[@]}" >"$TMP/restart.out" 2>&1 ||
 	{ t_fail "flight restart: restart" "$(cat "$TMP/restart.out")"; t_done; }
@@ -146,18 +150,14 @@ recd stop --timeout 30 >/dev/null 2>&1
 t_eq "flight restart: the snapshot holds markers 1..1500, before and after the crash; the instance is gone after stop" \
 	"$(markers "$TMP/snap.dat" fr | tr '\n' ' ' | md5sum) $(test -d "$TRACEFS/instances/$INST" && echo left)" \
 	"$(seq 1 1500 | tr '\n' ' ' | md5sum) "
+
 # --- a take-over that fails before it is live leaves what it took as it was -----------
 # (a full disk: the new file's headers do not fit; restart and salvage alike)
-rm -rf "$OUT"
 full=$TMP/full
 mkdir -p "$full"
 if mount -t tmpfs -o size=64k recd029 "$full" 2>/dev/null; then
 	EXTRA_CLEANUP="umount $full 2>/dev/null"
-	recd_start "${args[@]}" >/dev/null 2>&1 ||
-		{ t_fail "failed take-over: start" "recorderd start failed"; t_done; }
-	mark ft 1 500
-	sleep 0.5
-	kill_daemon || t_fail "failed take-over: kill -9" "the daemon did not die"
+	crash "failed take-over" ft 500 "${args[@]}"
 	mark ft 501 800
 	"$RECORDERD" start --socket "$SOCK" -i "$INST" -d "$full" "${args[@]}" \
 		>"$TMP/ft-restart.out" 2>&1
@@ -183,18 +183,14 @@ if mount -t tmpfs -o size=64k recd029 "$full" 2>/dev/null; then
 else
 	t_skip "failed take-over" "cannot mount a tmpfs"
 fi
+
 # --- the dead daemon's instance under another name than the configured one ------------
 # (the configuration changed since it started): salvage takes it over all the same; a
 # restart saves what it holds into a file and removes it before its own capture starts
 other=${INST}_b
 EXTRA_CLEANUP="rmdir $TRACEFS/instances/$other 2>/dev/null"
 for how in salvage restart; do
-	rm -rf "$OUT"
-	recd_start "${args[@]}" >/dev/null 2>&1 ||
-		{ t_fail "renamed ($how): start" "recorderd start failed"; t_done; }
-	mark rn 1 500
-	sleep 0.5
-	kill_daemon || t_fail "renamed ($how): kill -9" "the daemon did not die"
+	crash "renamed ($how)" rn 500 "${args[@]}"
 	mark rn 501 1000
 	if [ $how = salvage ]; then
 		salvage "${args[@]}" -i "$other" >"$TMP/rn.out" 2>&1
@@ -213,15 +209,12 @@ for how in salvage restart; do
 	rmdir "$TRACEFS/instances/$INST" 2>/dev/null
 done
 EXTRA_CLEANUP=
+
 # --- flight mode: a final save that fails leaves the ring where it is -----------------
-rm -rf "$OUT"
 mkdir -p "$full"
 if mount -t tmpfs -o size=64k recd029 "$full" 2>/dev/null; then
 	EXTRA_CLEANUP="umount $full 2>/dev/null"
-	recd_start "${fargs[@]}" >/dev/null 2>&1 ||
-		{ t_fail "flight, save fails: start" "recorderd start failed"; t_done; }
-	mark fs 1 500
-	kill_daemon || t_fail "flight, save fails: kill -9" "the daemon did not die"
+	crash "flight, save fails" fs 500 "${fargs[@]}"
 	mark fs 501 1000
 	salvage "${fargs[@]}" -d "$full" >"$TMP/fs.out" 2>&1
 	rc=$?
@@ -243,13 +236,9 @@ if mount -t tmpfs -o size=64k recd029 "$full" 2>/dev/null; then
 else
 	t_skip "flight, save fails" "cannot mount a tmpfs"
 fi
+
 # --- nothing left tracing: salvage deletes no file (max_age, disk budget) -------------
-rm -rf "$OUT"
-recd_start "${args[@]}" >/dev/null 2>&1 ||
-	{ t_fail "nothing to take: start" "recorderd start failed"; t_done; }
-mark nt 1 100
-sleep 0.5
-kill_daemon || t_fail "nothing to take: kill -9" "the daemon did not die"
+crash "nothing to take" nt 100 "${args[@]}"
 for ((i = 0; i < 20; i++)); do rmdir "$TRACEFS/instances/$INST" 2>/dev/null && break; sleep 0.1; done
 old=$OUT/trace-20000101-000000-0000.dat
 head -c 100000 /dev/urandom >"$old"
