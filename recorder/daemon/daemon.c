@@ -146,7 +146,10 @@ static struct daemon_prev prev;
 static bool prev_valid;
 static bool lock_salvage;	/* we are `recorderd salvage`: the pid line says so */
 
-/* "PID\nfile PATH\ninstance NAME\n": what a daemon that died left. */
+/*
+ * "PID[ salvage]\nfile PATH\ninstance NAME\n": what a daemon that died left (the pid
+ * line names a salvage as such, for a second one to say so).
+ */
 static void read_previous(int fd)
 {
 	char buf[8192], *line, *save = NULL;
