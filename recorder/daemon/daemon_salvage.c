@@ -113,7 +113,7 @@ void dmn_salvage_done(struct recd *d)
 		daemon_lock_note(NULL, NULL);
 
 	if (d->exit_code)
-		fprintf(stderr, "recorderd: could not salvage all that pid %d left (see above)%s%s\n",
+		fprintf(stderr, "recorderd: salvaged what pid %d left only in part (see the errors above)%s%s\n",
 			pid, d->files ? "; what was left tracing is in " : "",
 			d->files ? d->cur : "");
 	else if (d->files)

@@ -223,7 +223,7 @@ if mount -t tmpfs -o size=64k recd029 "$full" 2>/dev/null; then
 		"$rc $(grep -c "kept in tracefs instance $INST" "$TMP/fs.out") $(test -d "$TRACEFS/instances/$INST" && echo kept) $(grep -c "^instance $INST\$" "$SOCK.lock")" \
 		"1 1 kept 1"
 	t_eq "flight, save fails: salvage does not say nothing was tracing; the lock file's pid line says salvage wrote it" \
-		"$(grep -c "nothing of it was tracing" "$TMP/fs.out") $(grep -c "could not salvage all" "$TMP/fs.out") $(head -1 "$SOCK.lock" | grep -c ' salvage$')" \
+		"$(grep -c "nothing of it was tracing" "$TMP/fs.out") $(grep -c "left only in part" "$TMP/fs.out") $(head -1 "$SOCK.lock" | grep -c ' salvage$')" \
 		"0 1 1"
 	salvage "${fargs[@]}" >"$TMP/fs2.out" 2>&1
 	rc=$?
