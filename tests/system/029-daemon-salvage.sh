@@ -255,14 +255,21 @@ t_eq "journal: salvage's log lines carry their priority when stderr is the journ
 	"$(grep -c '^<4>the previous recorderd' "$TMP/nt.err") $(grep -c '^recorderd: warning:' "$TMP/nt.err")" "1 0"
 
 # --- a salvage running: a second one says so, not that a daemon runs -------------------
-: >"$SOCK.lock"
-flock "$SOCK.lock" sh -c 'echo "$$ salvage" >"$1"; sleep 3' sh "$SOCK.lock" &
-fpid=$!
-for ((i = 0; i < 50; i++)); do grep -q salvage "$SOCK.lock" && break; sleep 0.05; done
+# (the first is held with SIGSTOP once its pid line is in the lock file)
+crash "another salvage" as 100 "${args[@]}"
+"$RECORDERD" salvage --socket "$SOCK" -i "$INST" -d "$OUT" "${args[@]}" >"$TMP/one.out" 2>&1 &
+spid=$!
+for ((i = 0; i < 500; i++)); do
+	grep -q "^$spid salvage\$" "$SOCK.lock" 2>/dev/null && kill -STOP "$spid" 2>/dev/null && break
+	sleep 0.01
+done
 salvage "${args[@]}" >"$TMP/two.out" 2>&1
 rc=$?
+kill -CONT "$spid" 2>/dev/null
+wait "$spid"
+rc1=$?
 sed 's/^/# salvage: /' "$TMP/two.out"
-t_eq "another salvage: exits 0 saying another salvage is running" \
-	"$rc $(grep -c "another salvage is running (pid [0-9]*)" "$TMP/two.out")" "0 1"
-wait "$fpid"
+t_eq "another salvage: a second salvage exits 0 saying another one (its pid) is running; the first then finishes" \
+	"$rc $(grep -c "another salvage is running (pid $spid)" "$TMP/two.out") $rc1" "0 1 0"
+
 t_done
