@@ -211,9 +211,9 @@ void dmn_flight_close(struct recd *d)
 		log_info("flight recorder saved to %s", path);
 	}
 	/* Unsaved, the ring stays for the next start or salvage to take over. */
-	if (ret && d->cfg.instance && !flight_keep(d->fl)) {
-		log_err("the flight recorder's ring is kept in tracefs instance %s (tracing off), named in the lock file for the next start or salvage",
-			d->cfg.instance);
+	if (ret && d->cfg.instance) {
+		log_err("the flight recorder's ring is kept in tracefs instance %s (tracing %s), named in the lock file for the next start or salvage",
+			d->cfg.instance, flight_keep(d->fl) ? "still on" : "off");
 		daemon_lock_note(NULL, d->cfg.instance);
 	} else {
 		daemon_lock_note(NULL, NULL);	/* its instance is removed */

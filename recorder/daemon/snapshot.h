@@ -49,7 +49,8 @@ const char *flight_source_name(const struct flight *f);
 
 /*
  * Tracing off, and the instance left with what its ring holds: flight_stop() then
- * neither restores nor removes it. 0 or -errno.
+ * neither restores nor removes it. 0, or -errno when tracing could not be turned off
+ * (the instance is kept all the same).
  */
 int flight_keep(struct flight *f);
 
