@@ -13,6 +13,12 @@
  *	N writes tried, F of them refused (they count as lost events), T guest ns taken.
  *	"fifo": the writer runs SCHED_FIFO, so that a recorder only gets the CPU the load
  *	leaves (and what RT throttling reserves), as on a busy machine.
+ *   vm_load flood PATH COUNT [BYTES]
+ *	a flood on every CPU: one writer per online CPU, pinned to it at normal priority,
+ *	each writing COUNT markers as `markers` does unpaced, all started at once. Each
+ *	writer seeds its hex digits with its CPU, so no two write the same marker. Prints
+ *	"written N failed F ns T", summed over the writers, T from the start to the end
+ *	of the last one.
  *   vm_load cpu FILE CMD [ARGS...]
  *	runs CMD, passes SIGINT/SIGTERM on to it, and when it has exited writes
  *	"user U sys S status X" to FILE: the CPU seconds of CMD's whole process tree
@@ -26,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,17 +58,17 @@ static void sleep_until(unsigned long long t)
 		;
 }
 
-static int markers(const char *path, unsigned long long count, unsigned long long rate,
-		   size_t bytes)
+/*
+ * COUNT markers to @fd (see the usage above), paced at @rate a second (0: unpaced);
+ * @seed starts the hex digits. Return: the writes refused.
+ */
+static unsigned long long write_markers(int fd, unsigned long long count,
+					unsigned long long rate, size_t bytes,
+					unsigned long long seed)
 {
 	char buf[MAX_BYTES];
-	unsigned long long start, i, failed = 0, seed = 0x9e3779b97f4a7c15ULL;
-	int fd = open(path, O_WRONLY);
+	unsigned long long start, i, failed = 0;
 
-	if (fd < 0) {
-		fprintf(stderr, "vm_load: %s: %s\n", path, strerror(errno));
-		return 1;
-	}
 	memset(buf, 'x', bytes);
 	buf[bytes - 1] = '\n';
 	start = now_ns();
@@ -88,9 +95,83 @@ static int markers(const char *path, unsigned long long count, unsigned long lon
 		if (write(fd, buf, bytes) != (ssize_t)bytes)
 			failed++;
 	}
+	return failed;
+}
+
+#define SEED	0x9e3779b97f4a7c15ULL
+
+static int markers(const char *path, unsigned long long count, unsigned long long rate,
+		   size_t bytes)
+{
+	unsigned long long start, failed;
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0) {
+		fprintf(stderr, "vm_load: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	start = now_ns();
+	failed = write_markers(fd, count, rate, bytes, SEED);
 	printf("written %llu failed %llu ns %llu\n", count, failed, now_ns() - start);
 	close(fd);
 	return 0;
+}
+
+/*
+ * One writer per online CPU, pinned; they wait on @go (closed by the parent once all
+ * are forked) and send their refused-write count back on @res.
+ */
+static int flood(const char *path, unsigned long long count, size_t bytes)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long long start, failed = 0, f;
+	int go[2], res[2], bad = 0;
+	char c;
+
+	if (ncpus < 1 || pipe(go) || pipe(res)) {
+		fprintf(stderr, "vm_load: flood: %s\n", strerror(errno));
+		return 1;
+	}
+	for (long cpu = 0; cpu < ncpus; cpu++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			fprintf(stderr, "vm_load: fork: %s\n", strerror(errno));
+			return 1;
+		}
+		if (!pid) {
+			cpu_set_t set;
+			int fd = open(path, O_WRONLY);
+
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			if (fd < 0 || sched_setaffinity(0, sizeof(set), &set)) {
+				fprintf(stderr, "vm_load: writer on CPU %ld: %s\n", cpu,
+					strerror(errno));
+				_exit(1);
+			}
+			close(go[1]);
+			if (read(go[0], &c, 1) < 0)
+				_exit(1);
+			f = write_markers(fd, count, 0, bytes, SEED + (unsigned long long)cpu);
+			_exit(write(res[1], &f, sizeof(f)) == sizeof(f) ? 0 : 1);
+		}
+	}
+	close(go[0]);
+	close(res[1]);
+	start = now_ns();
+	close(go[1]);	/* every writer's read returns: they start together */
+	for (long i = 0; i < ncpus; i++) {
+		int status;
+
+		if (read(res[0], &f, sizeof(f)) == sizeof(f))
+			failed += f;
+		if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			bad = 1;
+	}
+	printf("written %llu failed %llu ns %llu\n", count * (unsigned long long)ncpus,
+	       failed, now_ns() - start);
+	return bad;
 }
 
 static pid_t child;	/* set before the signal can matter */
@@ -156,9 +237,19 @@ int main(int argc, char **argv)
 		return markers(argv[2], strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0),
 			       bytes);
 	}
+	if (argc >= 4 && !strcmp(argv[1], "flood")) {
+		unsigned long bytes = argc > 4 ? strtoul(argv[4], NULL, 0) : 64;
+
+		if (bytes < 2 || bytes > MAX_BYTES) {
+			fprintf(stderr, "vm_load: BYTES must be 2..%d\n", MAX_BYTES);
+			return 2;
+		}
+		return flood(argv[2], strtoull(argv[3], NULL, 0), bytes);
+	}
 	if (argc >= 4 && !strcmp(argv[1], "cpu"))
 		return cpu(argv[2], argv + 3);
 	fprintf(stderr, "usage: vm_load markers PATH COUNT RATE [BYTES [fifo]]\n"
+			"       vm_load flood PATH COUNT [BYTES]\n"
 			"       vm_load cpu FILE CMD [ARGS...]\n");
 	return 2;
 }

@@ -13,6 +13,9 @@
 #  loss: for each RATE, RATE * MS / 1000 markers at RATE per guest second, written by a
 #        SCHED_FIFO process (the recorder only gets the CPU the load leaves), LOSS_KB
 #        KiB per CPU; files in /out/loss/NAME-RATE.dat
+#  flood: a flood on every CPU (vm_load flood: one unpaced writer per CPU, pinned, at
+#        normal priority, FLOOD_COUNT markers each), FLOOD_KB KiB per CPU; files in
+#        /out/flood/NAME.dat
 #  stack: what a recorder costs a workload, whole stack (kernel events, the recorder's
 #        own threads, its writes: all on the one vCPU): vm_pingpong's ping-pong (median
 #        of REPEATS runs of ROUNDS round trips, sched_switch + sched_wakeup) and its
@@ -24,13 +27,14 @@
 # "key value" lines (keys rec_*, loss_*, stack_*); puts tracefs and the module back as
 # found.
 #   vm_recorder_guest.sh COUNT REC_KB LOSS_KB MS RATE[,RATE...]
-#                        [ROUNDS,REPEATS,FORKS,FE_RUNS [RECORDERS]]
-# COUNT 0 leaves out the recorder cost, a stack of "-" the whole-stack part.
+#                        [ROUNDS,REPEATS,FORKS,FE_RUNS [RECORDERS [FLOOD_KB,FLOOD_COUNT]]]
+# COUNT 0 leaves out the recorder cost, RATE "-" the loss curve, a stack of "-" the
+# whole-stack part, a flood of "-" (the default) the flood.
 N=${1:-400000} RKB=${2:-1024} LKB=${3:-256} MS=${4:-1000} RATES=${5:-1000,2000}
-STACK=${6:-20000,3,50,201} RECS=${7:-tc,splice,kmod}
+STACK=${6:-20000,3,50,201} RECS=${7:-tc,splice,kmod} FLOOD=${8:--}
 T=/sys/kernel/tracing
 O=${VM_OUT:-/out}
-mkdir -p "$O/rec" "$O/loss" "$O/stack" /tmp/vr
+mkdir -p "$O/rec" "$O/loss" "$O/stack" "$O/flood" /tmp/vr
 
 saved_on=$(cat $T/tracing_on)
 saved_kb=$(cat $T/buffer_size_kb | sed 's/ .*//')
@@ -157,9 +161,9 @@ for r in $(echo "$RECS" | tr , ' '); do
 done
 
 # --- 4. loss curve: rates swept upward, small fixed buffer ----------------------------
-echo "loss_rates $RATES"
+[ "$RATES" = - ] || echo "loss_rates $RATES"
 for r in $(echo "$RECS" | tr , ' '); do
-	runnable $r || continue
+	[ "$RATES" != - ] && runnable $r || continue
 	for rate in $(echo "$RATES" | tr , ' '); do
 		f=/tmp/vr/$r-$rate.dat
 		start $r "$LKB" $f
@@ -174,6 +178,31 @@ for r in $(echo "$RECS" | tr , ' '); do
 		reset_ftrace
 	done
 done
+
+# --- 4b. a flood on every CPU at once ----------------------------------------------
+flood_part() {
+	IFS=, read -r FKB FN <<-EOF_FLOOD
+	$FLOOD
+	EOF_FLOOD
+	echo "flood_kb $FKB"
+	echo "flood_count $FN"
+	for r in $(echo "$RECS" | tr , ' '); do
+		runnable $r || continue
+		f=/tmp/vr/flood-$r.dat
+		start $r "$FKB" $f
+		# shellcheck disable=SC2046 # "written N failed F ns T" split into $1..$6
+		set -- $(vm_load flood "$(marker_path $r)" "$FN")
+		echo "flood_${r}_written $2"
+		echo "flood_${r}_failed $4"
+		echo "flood_${r}_load_ns $6"
+		stop "flood_${r}"
+		cp $f "$O/flood/$r.dat" 2>/dev/null
+		cp /tmp/vr/log "$O/flood/$r.log"
+		rm -f $f
+		reset_ftrace
+	done
+}
+[ "$FLOOD" = - ] || flood_part
 
 # --- 5. whole stack: a recorder as shipped, under a workload ---------------------------
 PP_EVENTS="sched:sched_switch sched:sched_wakeup"
