@@ -33,6 +33,7 @@
 #include "format/chunk_pool.h"
 #include "format/meta.h"
 #include "lastboot/boot_record.h"
+#include "source/drain_threads.h"
 #include "source/tracing.h"
 
 #define DEF_PERIOD_MS	200
@@ -301,11 +302,31 @@ static int start_pool(struct capture *c, const struct capture_params *p)
 }
 
 /*
+ * Many CPUs: their rings are read over threads (source/drain_threads.h). Not in flight
+ * mode, whose rings are read at a snapshot only.
+ */
+static int start_drain_threads(struct capture *c, const struct capture_params *p)
+{
+	unsigned int n = p->drain_threads > 0 ? (unsigned int)p->drain_threads :
+			 p->drain_threads ? 0 : drain_threads_auto(c->src->ncpus);
+	struct source *s;
+	int ret;
+
+	if (!n || p->overwrite)
+		return 0;
+	s = drain_threads_wrap(c->src, n, &ret);
+	if (!s)
+		return ret;
+	c->src = s;
+	return 0;
+}
+
+/*
  * Open files a capture may need: per CPU, splice holds trace_pipe_raw and a pipe's two
- * ends; the rest (tracefs files, the output, the pool's spool and eventfd, the loop's
+ * ends, its drain thread an epoll, a kick and its queue's eventfd; the rest (tracefs files, the output, the pool's spool and eventfd, the loop's
  * fds) fits in the base. The usual soft limit of 1024 is too small past ~330 CPUs.
  */
-#define FDS_PER_CPU	4
+#define FDS_PER_CPU	7
 #define FDS_BASE	64
 
 struct capture *capture_start(const struct capture_params *p, int *err)
@@ -414,12 +435,15 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		ret = -EPROTO;
 		goto fail;
 	}
+	ret = start_drain_threads(c, p);
+	if (ret)
+		goto fail;
 	c->ncpus = c->src->ncpus;
 	c->source_name = ops->name;
 	c->page_size = c->src->page_size;
 	c->cpu = calloc((size_t)c->ncpus, sizeof(*c->cpu));
 	c->batch = p->batch_pages ? p->batch_pages : DEF_BATCH;
-	c->zero_copy = p->comp == V7_COMP_NONE && ops->splice_pages;
+	c->zero_copy = p->comp == V7_COMP_NONE && c->src->ops->splice_pages;
 	c->buf = c->zero_copy ? NULL : malloc(c->batch * c->src->page_size);
 	if (!c->cpu || (!c->zero_copy && !c->buf)) {
 		ret = -ENOMEM;

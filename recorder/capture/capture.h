@@ -46,6 +46,8 @@ struct capture_params {
 	int			zstd_level;	/* 0 = writer default */
 	int			compress_threads; /* zstd: 0 = one per CPU (<= 8), -1 = none:
 						 * compress on the page path */
+	int			drain_threads;	/* stream mode: threads reading the rings,
+						 * 0 = drain_threads_auto(), -1 = none */
 	unsigned int		chunk_pages;	/* 0 = writer default */
 	uint64_t		region_bytes;	/* per-CPU file region, 0 = writer default */
 	unsigned int		buffer_kb;	/* per-CPU ring size to set, 0 = leave */

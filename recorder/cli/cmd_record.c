@@ -19,6 +19,7 @@
 #include "capture/capture_pump.h"
 #include "capture/loop.h"
 #include "cli.h"
+#include "source/drain_threads.h"
 #include "util/log.h"
 
 static void usage(FILE *f)
@@ -40,6 +41,8 @@ static void usage(FILE *f)
 		"      --chunk-pages N    pages per compressed chunk\n"
 		"      --compress-threads N  idle-priority threads compressing (default one\n"
 		"                         per CPU, at most 8); 0: compress while moving pages\n"
+		"      --drain-threads N  threads reading the rings (default one per 4 CPUs\n"
+		"                         from 4 CPUs up); 0: the page path reads them itself\n"
 		"      --region-mb N      per-CPU file region in MiB (default 4096)\n"
 		"      --period-ms N      timer wake-up period (default 200)\n"
 		"      --sync-ms N        make the file complete on disk every N ms (default 1000)\n"
@@ -160,7 +163,7 @@ static pid_t start_child(char **argv, const sigset_t *old)
 int cmd_record(int argc, char **argv)
 {
 	enum { OPT_CHUNK = 256, OPT_REGION, OPT_PERIOD, OPT_SYNC, OPT_WATERMARK, OPT_DURABILITY,
-	       OPT_THREADS };
+	       OPT_THREADS, OPT_DRAIN };
 	static const struct option opts[] = {
 		{ "source",	 required_argument, NULL, 's' },
 		{ "event",	 required_argument, NULL, 'e' },
@@ -178,6 +181,7 @@ int cmd_record(int argc, char **argv)
 		{ "watermark",	 required_argument, NULL, OPT_WATERMARK },
 		{ "durability",	 required_argument, NULL, OPT_DURABILITY },
 		{ "compress-threads", required_argument, NULL, OPT_THREADS },
+		{ "drain-threads", required_argument, NULL, OPT_DRAIN },
 		{ "quiet",	 no_argument,	    NULL, 'q' },
 		{ "verbose",	 no_argument,	    NULL, 'v' },
 		{ "help",	 no_argument,	    NULL, 'h' },
@@ -265,9 +269,14 @@ int cmd_record(int argc, char **argv)
 			p.sync_ms = (unsigned int)v;
 			break;
 		case OPT_THREADS:
-			if (cli_parse_uint("--compress-threads", optarg, 64, 0, &v))
+			if (cli_parse_uint("--compress-threads", optarg, 64, 1, &v))
 				goto bad;
 			p.compress_threads = v ? (int)v : -1;
+			break;
+		case OPT_DRAIN:
+			if (cli_parse_uint("--drain-threads", optarg, DRAIN_THREADS_MAX, 1, &v))
+				goto bad;
+			p.drain_threads = v ? (int)v : -1;
 			break;
 		case OPT_WATERMARK:
 			if (cli_parse_uint("--watermark", optarg, 100, 0, &v))

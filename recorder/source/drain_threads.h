@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading a source's rings over threads. One thread taking every CPU's pages cannot
+ * keep up with a flood on several CPUs: on the host's 2 CPUs, two writers of 200000
+ * markers each into 64 KiB rings lost up to 3810 events read by the page path alone
+ * and none with a reader per CPU; with 16 vCPUs flooding, recorderd lost ~40% where
+ * trace-cmd's reader per CPU lost none (tests/bench/vm_recorder --smp 16 --flood).
+ * The drain threads take over what costs per page in the kernel (GET_READER, splice,
+ * the copy out of the ring), so the rings empty at the pace of every CPU, while the
+ * caller's one page path goes on moving whole pages from memory to the writer.
+ *
+ *	s = drain_threads_wrap(inner, threads, &err);	s reads inner over threads
+ *	... use s as any source (source.h); source_close(s) closes inner too
+ *
+ * The CPUs with a wake-up fd are dealt to the threads in turn; a thread with one CPU
+ * runs on it (the module swaps reader pages on the ring's CPU: from elsewhere that is
+ * an IPI per page, each waiting for a busy CPU). A thread waits on its CPUs' fds and
+ * moves whole pages from the ring into a bounded queue per CPU. The wrapped source is
+ * inner's in all but reading: read_pages() takes the queued pages in order and, with
+ * @flush, has the CPU's thread flush the ring into the queue first (the CPU's lock
+ * orders every read of the ring); poll_fd() is an eventfd per CPU the thread signals
+ * after each batch it queued; a CPU without a wake-up fd is read by the caller
+ * directly, as before. A full queue is left alone until the caller takes from it: the
+ * ring then fills and the kernel counts what it drops, so memory stays bounded
+ * (DRAIN_QUEUE_BYTES in all).
+ */
+#ifndef REC_DRAIN_THREADS_H
+#define REC_DRAIN_THREADS_H
+
+#include "source.h"
+
+/*
+ * @inner read by @threads threads (1..DRAIN_THREADS_MAX). On success @inner belongs to
+ * the returned source; on failure (NULL, *@err = -errno) it is still the caller's.
+ */
+struct source *drain_threads_wrap(struct source *inner, unsigned int threads, int *err);
+
+#define DRAIN_THREADS_MAX	64
+
+/*
+ * The threads for @ncpus CPUs when none were asked for: one per CPU, as many as
+ * DRAIN_THREADS_MAX; none on one CPU (the page path runs there anyway, and a thread
+ * hop would only add a wake-up).
+ */
+unsigned int drain_threads_auto(int ncpus);
+
+#endif /* REC_DRAIN_THREADS_H */
