@@ -38,8 +38,8 @@
  */
 #define DRAIN_TICK_MS		2
 /*
- * A flush (sync, stop) is the CPU's thread's to do, on the ring's CPU; the caller waits
- * this long for it, then reads the ring itself.
+ * A flush (sync, stop) while pages come is the CPU's thread's to do, on the ring's CPU;
+ * the caller waits this long for it, then reads the ring itself.
  */
 #define DRAIN_FLUSH_WAIT_MS	1000
 #define STOP_KEY		UINT32_MAX
@@ -66,6 +66,7 @@ struct dt_thread {
 	int			epfd;
 	int			running;
 	int			kick_efd;	/* readable: a flush was asked */
+	_Atomic int		busy;		/* pages came lately: it polls */
 	int			only_cpu;	/* the one CPU it reads, or < 0 */
 };
 
@@ -227,6 +228,7 @@ static void *reader_main(void *arg)
 		}
 		if (tick_at && now >= tick_at)
 			tick_at = fill_all(t) ? now + DRAIN_TICK_MS : 0;
+		atomic_store_explicit(&t->busy, !!tick_at, memory_order_relaxed);
 		if (unpark_at)
 			next = unpark_at;
 		if (tick_at && (!next || tick_at < next))
@@ -324,11 +326,16 @@ static ssize_t dt_read_pages(struct source *s, int cpu, void *dst, size_t max, i
 	eventfd_read(c->efd, &v);
 	n = pop(dt, c, dst, max);
 	err = atomic_load(&c->err);
+	/*
+	 * A busy thread flushes on the ring's CPU; an idle one sleeps, and waking it for
+	 * every sync would cost an idle recorder wake-ups: the caller reads, as before.
+	 */
 	if (flush && n < max && !err) {
-		if (!ask_flush(dt, c)) {
+		if (atomic_load_explicit(&dt->th[c->thread].busy, memory_order_relaxed) &&
+		    !ask_flush(dt, c)) {
 			n += pop(dt, c, (char *)dst + n * ps, max - n);
 		} else {
-			/* its thread did not run: read the ring from here (IPIs and all) */
+			/* idle, or its thread did not run: read the ring from here */
 			pthread_mutex_lock(&c->lock);
 			n += pop(dt, c, (char *)dst + n * ps, max - n);
 			if (n < max)
