@@ -496,12 +496,11 @@ struct source *drain_threads_wrap(struct source *inner, unsigned int threads, in
 	dt->in = inner;
 	dt->s = *inner;
 	dt->s.ops = &dt->ops;
-	dt->ops = *inner->ops;
-	dt->ops.size = 0;
-	dt->ops.open = NULL;
+	/* each op forwarded by name: one added to source.h later is absent, not misrouted */
+	dt->ops.name = inner->ops->name;
+	dt->ops.flags = inner->ops->flags;
 	dt->ops.read_pages = dt_read_pages;
 	dt->ops.poll_fd = dt_poll_fd;
-	dt->ops.splice_pages = NULL;	/* pages go through the queues */
 	dt->ops.close = dt_close;
 	dt->ops.stats = inner->ops->stats ? dt_stats : NULL;
 	dt->ops.cpustat_text = inner->ops->cpustat_text ? dt_cpustat_text : NULL;

@@ -154,7 +154,7 @@ t_eq "SIGTERM: all markers" "$(markers "$f" t | md5sum)" "$(seq 1 700 | md5sum)"
 
 # --- flight mode: snapshots without stopping, no holes, no overlap ---------------------
 rm -rf "$OUT"
-out=$(recd_start --mode flight -b 1024 -e sched:sched_switch 2>&1); rc=$?
+out=$(recd_start --mode flight -b 4096 -e sched:sched_switch 2>&1); rc=$?
 t_eq "flight: start" "$rc" 0
 mark f 1 300
 t_eq "flight: nothing read before a snapshot" "$(recd_json raw_bytes)" 0
