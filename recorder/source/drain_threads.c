@@ -395,6 +395,11 @@ static int dt_stop(struct source *s)
 	return dt_of(s)->in->ops->stop(dt_of(s)->in);
 }
 
+static void dt_adopt(struct source *s)
+{
+	dt_of(s)->in->ops->adopt(dt_of(s)->in);
+}
+
 /* Stops and joins the threads, frees the queues; inner stays open. */
 static void dt_release(struct drain_threads *dt)
 {
@@ -507,6 +512,7 @@ struct source *drain_threads_wrap(struct source *inner, unsigned int threads, in
 	dt->ops.add_meta = inner->ops->add_meta ? dt_add_meta : NULL;
 	dt->ops.clock_name = inner->ops->clock_name ? dt_clock_name : NULL;
 	dt->ops.stop = inner->ops->stop ? dt_stop : NULL;
+	dt->ops.adopt = inner->ops->adopt ? dt_adopt : NULL;
 	dt->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pthread_mutex_init(&dt->flush_lock, NULL);
 	pthread_cond_init(&dt->flush_cond, NULL);
