@@ -41,7 +41,7 @@
  * A flush (sync, stop) while pages come is the CPU's thread's to do, on the ring's CPU;
  * the caller waits this long for it, then reads the ring itself.
  */
-#define DRAIN_FLUSH_WAIT_MS	1000
+#define DRAIN_FLUSH_WAIT_MS	100
 #define STOP_KEY		UINT32_MAX
 #define KICK_KEY		(UINT32_MAX - 1)
 
