@@ -206,10 +206,12 @@ static void *reader_main(void *arg)
 	pthread_setname_np(pthread_self(), name);
 
 	/*
-	 * A thread of one CPU runs on it: the module swaps a reader page on the ring's
-	 * own CPU, which from elsewhere is an IPI per page, each waiting for a busy CPU.
+	 * A thread of one CPU of the module runs on it: the module swaps a reader page on
+	 * the ring's own CPU, which from elsewhere is an IPI per page, each waiting for a
+	 * busy CPU. Others go where the scheduler finds room: pinned beside a writer
+	 * that hogs its CPU (SCHED_FIFO), a reader only gets what RT throttling leaves.
 	 */
-	if (t->only_cpu >= 0) {
+	if (t->only_cpu >= 0 && (t->dt->in->ops->flags & SOURCE_SWAP_ON_CPU)) {
 		cpu_set_t set;
 
 		CPU_ZERO(&set);

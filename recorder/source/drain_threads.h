@@ -13,8 +13,8 @@
  *	... use s as any source (source.h); source_close(s) closes inner too
  *
  * The CPUs with a wake-up fd are dealt to the threads in turn; a thread with one CPU
- * runs on it (the module swaps reader pages on the ring's CPU: from elsewhere that is
- * an IPI per page, each waiting for a busy CPU). A thread waits on its CPUs' fds and
+ * of a SOURCE_SWAP_ON_CPU source (the module) runs on it: from elsewhere each reader
+ * page swap is an IPI, waiting for a busy CPU. A thread waits on its CPUs' fds and
  * moves whole pages from the ring into a bounded queue per CPU. The wrapped source is
  * inner's in all but reading: read_pages() takes the queued pages in order and, with
  * @flush, has the CPU's thread flush the ring into the queue first (the CPU's lock

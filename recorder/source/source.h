@@ -40,6 +40,8 @@ struct trace_meta;
 
 /* source_ops.flags */
 #define SOURCE_OWN_EVENTS	(1U << 0)	/* events are not tracefs's: leave tracefs alone */
+/* A reader page swap runs on the ring's CPU (an IPI from elsewhere): read from there. */
+#define SOURCE_SWAP_ON_CPU	(1U << 1)
 
 struct source_cpu_stats {
 	uint64_t	entries;	/* events written by the producer */

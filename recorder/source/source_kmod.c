@@ -548,7 +548,7 @@ static void kmod_adopt(struct source *s)
 const struct source_ops source_kmod_ops = {
 	.name		= "kmod",
 	.size		= sizeof(struct source_kmod),
-	.flags		= SOURCE_OWN_EVENTS,
+	.flags		= SOURCE_OWN_EVENTS | SOURCE_SWAP_ON_CPU,
 	.probe		= kmod_probe,
 	.open		= kmod_open,
 	.poll_fd	= kmod_poll_fd,
