@@ -441,7 +441,7 @@ static void dt_close(struct source *s)
 
 unsigned int drain_threads_auto(int ncpus)
 {
-	if (ncpus < 2)
+	if (ncpus < DRAIN_THREADS_MIN_CPUS)
 		return 0;
 	return (unsigned int)(ncpus < DRAIN_THREADS_MAX ? ncpus : DRAIN_THREADS_MAX);
 }
