@@ -302,17 +302,31 @@ static int start_pool(struct capture *c, const struct capture_params *p)
 }
 
 /*
- * Many CPUs: their rings are read over threads (source/drain_threads.h). Not in flight
- * mode, whose rings are read at a snapshot only.
+ * Many CPUs: their rings are read over threads (source/drain_threads.h), as many as
+ * asked or one per online CPU. Not in flight mode, whose rings are read at a snapshot
+ * only. Return: the number of threads the capture will have.
+ */
+static unsigned int drain_threads(const struct capture_params *p)
+{
+	if (p->overwrite || p->drain_threads < 0)
+		return 0;
+	if (p->drain_threads)
+		return (unsigned int)p->drain_threads;
+	return drain_threads_auto((int)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+/*
+ * Started once tracing is on and nothing else can fail: a thread takes pages out of
+ * the ring at once, and a capture that fails after that would lose them (a dead
+ * recorder's ring taken over is left as it was until then).
  */
 static int start_drain_threads(struct capture *c, const struct capture_params *p)
 {
-	unsigned int n = p->drain_threads > 0 ? (unsigned int)p->drain_threads :
-			 p->drain_threads ? 0 : drain_threads_auto(c->src->ncpus);
+	unsigned int n = drain_threads(p);
 	struct source *s;
 	int ret;
 
-	if (!n || p->overwrite)
+	if (!n)
 		return 0;
 	s = drain_threads_wrap(c->src, n, &ret);
 	if (!s)
@@ -323,10 +337,11 @@ static int start_drain_threads(struct capture *c, const struct capture_params *p
 
 /*
  * Open files a capture may need: per CPU, splice holds trace_pipe_raw and a pipe's two
- * ends, its drain thread an epoll, a kick and its queue's eventfd; the rest (tracefs files, the output, the pool's spool and eventfd, the loop's
- * fds) fits in the base. The usual soft limit of 1024 is too small past ~330 CPUs.
+ * ends, its drain thread an epoll and its queue's eventfd; the rest (tracefs files,
+ * the output, the pool's spool and eventfd, the loop's fds) fits in the base. The
+ * usual soft limit of 1024 is too small past ~330 CPUs.
  */
-#define FDS_PER_CPU	7
+#define FDS_PER_CPU	6
 #define FDS_BASE	64
 
 struct capture *capture_start(const struct capture_params *p, int *err)
@@ -435,15 +450,13 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		ret = -EPROTO;
 		goto fail;
 	}
-	ret = start_drain_threads(c, p);
-	if (ret)
-		goto fail;
 	c->ncpus = c->src->ncpus;
 	c->source_name = ops->name;
 	c->page_size = c->src->page_size;
 	c->cpu = calloc((size_t)c->ncpus, sizeof(*c->cpu));
 	c->batch = p->batch_pages ? p->batch_pages : DEF_BATCH;
-	c->zero_copy = p->comp == V7_COMP_NONE && c->src->ops->splice_pages;
+	/* the drain threads queue copies: no splice into the file with them */
+	c->zero_copy = p->comp == V7_COMP_NONE && ops->splice_pages && !drain_threads(p);
 	c->buf = c->zero_copy ? NULL : malloc(c->batch * c->src->page_size);
 	if (!c->cpu || (!c->zero_copy && !c->buf)) {
 		ret = -ENOMEM;
@@ -474,6 +487,7 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	c->next_tick_ns = c->t0_ns + c->period_ms * 1000000ULL;
 	c->next_sync_ns = c->t0_ns + c->sync_ms * 1000000ULL;
 	ret = tracing_set_on(c->tr, 1);
+	ret = ret ?: start_drain_threads(c, p);
 	if (ret)
 		goto fail;
 	/* Live: what was taken over is ours; any failure before left it as it was. */

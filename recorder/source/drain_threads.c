@@ -37,13 +37,7 @@
  * sleeps on its fds alone: idle costs nothing, a trickle one wake-up more per batch.
  */
 #define DRAIN_TICK_MS		2
-/*
- * A flush (sync, stop) while pages come is the CPU's thread's to do, on the ring's CPU;
- * the caller waits this long for it, then reads the ring itself.
- */
-#define DRAIN_FLUSH_WAIT_MS	100
 #define STOP_KEY		UINT32_MAX
-#define KICK_KEY		(UINT32_MAX - 1)
 
 struct dt_cpu {
 	pthread_mutex_t	lock;		/* inner's @cpu: the thread's reads and a flush */
@@ -55,8 +49,6 @@ struct dt_cpu {
 	int		in_fd;		/* inner's wake-up fd; -1: the caller reads */
 	int		thread;
 	int		parked;
-	_Atomic unsigned int flush_asked;	/* flushes the caller asked for */
-	unsigned int	flush_done;		/* of those, done (under dt->flush_lock) */
 };
 
 struct dt_thread {
@@ -65,8 +57,6 @@ struct dt_thread {
 	int			index;
 	int			epfd;
 	int			running;
-	int			kick_efd;	/* readable: a flush was asked */
-	_Atomic int		busy;		/* pages came lately: it polls */
 	int			only_cpu;	/* the one CPU it reads, or < 0 */
 };
 
@@ -79,8 +69,6 @@ struct drain_threads {
 	struct dt_thread	*th;
 	unsigned int		nthreads;
 	int			stop_efd;	/* readable: every thread returns */
-	pthread_mutex_t		flush_lock;
-	pthread_cond_t		flush_cond;	/* a flush_done moved */
 };
 
 static uint64_t now_ms(void)
@@ -100,7 +88,7 @@ static struct drain_threads *dt_of(struct source *s)
  * Thread side: as many pages of @cpu as the ring has whole and the queue has room for.
  * Return: pages queued, or the read's -errno (kept for the caller, who reports it).
  */
-static long fill(struct drain_threads *dt, int cpu, int flush)
+static long fill(struct drain_threads *dt, int cpu)
 {
 	struct dt_cpu *c = &dt->cpus[cpu];
 	size_t ps = dt->s.page_size;
@@ -118,7 +106,7 @@ static long fill(struct drain_threads *dt, int cpu, int flush)
 			n = DRAIN_BATCH;
 		if (!n)
 			break;
-		r = dt->in->ops->read_pages(dt->in, cpu, c->pages + at * ps, n, flush);
+		r = dt->in->ops->read_pages(dt->in, cpu, c->pages + at * ps, n, 0);
 		if (r <= 0)
 			break;
 		/* the pages are written before the caller can see the new tail */
@@ -167,32 +155,8 @@ static int fill_all(struct dt_thread *t)
 
 	for (int i = 0; i < dt->s.ncpus; i++)
 		if (dt->cpus[i].thread == t->index && !atomic_load(&dt->cpus[i].err))
-			moved |= fill(dt, i, 0) > 0;
+			moved |= fill(dt, i) > 0;
 	return moved;
-}
-
-/*
- * The flushes asked for @t's CPUs: the ring's pages, the one being written too, into
- * the queue as far as it has room; the caller takes them and asks again if need be.
- */
-static void do_flushes(struct dt_thread *t)
-{
-	struct drain_threads *dt = t->dt;
-	eventfd_t v;
-
-	eventfd_read(t->kick_efd, &v);
-	for (int i = 0; i < dt->s.ncpus; i++) {
-		struct dt_cpu *c = &dt->cpus[i];
-		unsigned int asked = atomic_load(&c->flush_asked);
-
-		if (c->thread != t->index || asked == c->flush_done)
-			continue;
-		fill(dt, i, 1);
-		pthread_mutex_lock(&dt->flush_lock);
-		c->flush_done = asked;
-		pthread_cond_broadcast(&dt->flush_cond);
-		pthread_mutex_unlock(&dt->flush_lock);
-	}
 }
 
 static void *reader_main(void *arg)
@@ -230,7 +194,6 @@ static void *reader_main(void *arg)
 		}
 		if (tick_at && now >= tick_at)
 			tick_at = fill_all(t) ? now + DRAIN_TICK_MS : 0;
-		atomic_store_explicit(&t->busy, !!tick_at, memory_order_relaxed);
 		if (unpark_at)
 			next = unpark_at;
 		if (tick_at && (!next || tick_at < next))
@@ -246,11 +209,7 @@ static void *reader_main(void *arg)
 
 			if (cpu == STOP_KEY)
 				return NULL;
-			if (cpu == KICK_KEY) {
-				do_flushes(t);
-				continue;
-			}
-			got = fill(t->dt, (int)cpu, 0);
+			got = fill(t->dt, (int)cpu);
 			if (got > 0 && !tick_at)
 				tick_at = now_ms() + DRAIN_TICK_MS;
 			/* nothing whole (or no room, or an error): out for a while */
@@ -261,7 +220,15 @@ static void *reader_main(void *arg)
 			}
 		}
 	}
-	log_err("drain thread %d: epoll_wait: %s", t->index, strerror(errno));
+	/* its CPUs would go unread: their error is the page path's to report */
+	for (int i = 0; i < t->dt->s.ncpus; i++) {
+		struct dt_cpu *c = &t->dt->cpus[i];
+
+		if (c->thread != t->index)
+			continue;
+		atomic_store(&c->err, -errno);
+		eventfd_write(c->efd, 1);
+	}
 	return NULL;
 }
 
@@ -288,31 +255,6 @@ static size_t pop(struct drain_threads *dt, struct dt_cpu *c, char *dst, size_t 
 	return done;
 }
 
-/*
- * Caller side, @flush: has @c's thread flush its ring into the queue. Return: 0, or
- * -ETIMEDOUT when it did not within DRAIN_FLUSH_WAIT_MS (its CPU too busy to run it).
- */
-static int ask_flush(struct drain_threads *dt, struct dt_cpu *c)
-{
-	unsigned int asked = atomic_fetch_add(&c->flush_asked, 1) + 1;
-	struct timespec until;
-	int ret = 0;
-
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += DRAIN_FLUSH_WAIT_MS / 1000;
-	until.tv_nsec += (DRAIN_FLUSH_WAIT_MS % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	eventfd_write(dt->th[c->thread].kick_efd, 1);
-	pthread_mutex_lock(&dt->flush_lock);
-	while (c->flush_done != asked && !ret)
-		ret = pthread_cond_timedwait(&dt->flush_cond, &dt->flush_lock, &until);
-	pthread_mutex_unlock(&dt->flush_lock);
-	return ret ? -ETIMEDOUT : 0;
-}
-
 static ssize_t dt_read_pages(struct source *s, int cpu, void *dst, size_t max, int flush)
 {
 	struct drain_threads *dt = dt_of(s);
@@ -320,36 +262,30 @@ static ssize_t dt_read_pages(struct source *s, int cpu, void *dst, size_t max, i
 	size_t ps = s->page_size, n;
 	eventfd_t v;
 	ssize_t r = 0;
-	int err;
 
 	if (c->in_fd < 0)	/* no thread reads it */
 		return dt->in->ops->read_pages(dt->in, cpu, dst, max, flush);
 	/* cleared before taking: a batch queued after this wakes the caller again */
 	eventfd_read(c->efd, &v);
-	n = pop(dt, c, dst, max);
-	err = atomic_load(&c->err);
-	/*
-	 * A busy thread flushes on the ring's CPU; an idle one sleeps, and waking it for
-	 * every sync would cost an idle recorder wake-ups: the caller reads, as before.
-	 */
-	if (flush && n < max && !err) {
-		if (atomic_load_explicit(&dt->th[c->thread].busy, memory_order_relaxed) &&
-		    !ask_flush(dt, c)) {
-			n += pop(dt, c, (char *)dst + n * ps, max - n);
-		} else {
-			/* idle, or its thread did not run: read the ring from here */
-			pthread_mutex_lock(&c->lock);
-			n += pop(dt, c, (char *)dst + n * ps, max - n);
-			if (n < max)
-				r = dt->in->ops->read_pages(dt->in, cpu, (char *)dst + n * ps,
-							    max - n, 1);
-			pthread_mutex_unlock(&c->lock);
-		}
-		err = atomic_load(&c->err);
+	if (!flush) {
+		n = pop(dt, c, dst, max);
+		return n ? (ssize_t)n : atomic_load(&c->err);
 	}
-	if (n)
+	/*
+	 * A flush (sync, stop) takes the queue, then what the ring holds, the page being
+	 * written included, until the ring has no more: the CPU's lock keeps the thread
+	 * out meanwhile, so nothing comes out of order. The thread polls a busy ring every
+	 * DRAIN_TICK_MS, so little is left for the caller to read (on the module, with an
+	 * IPI per page).
+	 */
+	pthread_mutex_lock(&c->lock);
+	n = pop(dt, c, dst, max);
+	if (n < max && !atomic_load(&c->err))
+		r = dt->in->ops->read_pages(dt->in, cpu, (char *)dst + n * ps, max - n, 1);
+	pthread_mutex_unlock(&c->lock);
+	if (n || r > 0)
 		return (ssize_t)(n + (r > 0 ? (size_t)r : 0));
-	return err ? err : r;
+	return r ? r : atomic_load(&c->err);
 }
 
 static int dt_poll_fd(struct source *s, int cpu)
@@ -412,8 +348,6 @@ static void dt_release(struct drain_threads *dt)
 			pthread_join(dt->th[i].th, NULL);
 		if (dt->th[i].epfd >= 0)
 			close(dt->th[i].epfd);
-		if (dt->th[i].kick_efd >= 0)
-			close(dt->th[i].kick_efd);
 	}
 	for (int i = 0; dt->cpus && i < dt->s.ncpus; i++) {
 		if (dt->cpus[i].efd >= 0)
@@ -423,8 +357,6 @@ static void dt_release(struct drain_threads *dt)
 	}
 	if (dt->stop_efd >= 0)
 		close(dt->stop_efd);
-	pthread_cond_destroy(&dt->flush_cond);
-	pthread_mutex_destroy(&dt->flush_lock);
 	free(dt->th);
 	free(dt->cpus);
 	dt->th = NULL;
@@ -454,10 +386,6 @@ static int thread_setup(struct drain_threads *dt, struct dt_thread *t)
 	t->only_cpu = -1;
 	t->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (t->epfd < 0 || epoll_ctl(t->epfd, EPOLL_CTL_ADD, dt->stop_efd, &ev))
-		return -errno;
-	t->kick_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ev.data.u32 = KICK_KEY;
-	if (t->kick_efd < 0 || epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->kick_efd, &ev))
 		return -errno;
 	for (int i = 0; i < dt->s.ncpus; i++) {
 		if (dt->cpus[i].thread != t->index)
@@ -515,31 +443,29 @@ struct source *drain_threads_wrap(struct source *inner, unsigned int threads, in
 	dt->ops.clock_name = inner->ops->clock_name ? dt_clock_name : NULL;
 	dt->ops.stop = inner->ops->stop ? dt_stop : NULL;
 	dt->ops.adopt = inner->ops->adopt ? dt_adopt : NULL;
-	dt->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	pthread_mutex_init(&dt->flush_lock, NULL);
-	pthread_cond_init(&dt->flush_cond, NULL);
 	dt->cap = DRAIN_QUEUE_PAGES;
 	if (ncpus > 0 && dt->cap * ps * (size_t)ncpus > DRAIN_QUEUE_BYTES)
 		dt->cap = DRAIN_QUEUE_BYTES / ps / (size_t)ncpus;
 	if (dt->cap < DRAIN_QUEUE_MIN)
 		dt->cap = DRAIN_QUEUE_MIN;
-	dt->cpus = calloc(ncpus > 0 ? (size_t)ncpus : 1, sizeof(*dt->cpus));
 	if (!threads)
 		threads = 1;
 	if (threads > DRAIN_THREADS_MAX)
 		threads = DRAIN_THREADS_MAX;
-	dt->th = calloc(threads ? threads : 1, sizeof(*dt->th));
+	dt->cpus = calloc(ncpus > 0 ? (size_t)ncpus : 1, sizeof(*dt->cpus));
+	dt->th = calloc(threads, sizeof(*dt->th));
+	/* every fd -1 before anything can fail: dt_release() closes what is >= 0 */
+	for (int i = 0; dt->cpus && i < ncpus; i++)
+		dt->cpus[i].efd = -1;
+	dt->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (dt->stop_efd < 0 || !dt->cpus || !dt->th) {
-		ret = -ENOMEM;
+		ret = dt->stop_efd < 0 ? -errno : -ENOMEM;
 		goto fail;
 	}
-	for (int i = 0; i < ncpus; i++)
-		dt->cpus[i].efd = -1;
 	for (unsigned int i = 0; i < threads; i++) {
 		dt->th[i].dt = dt;
 		dt->th[i].index = (int)i;
 		dt->th[i].epfd = -1;
-		dt->th[i].kick_efd = -1;
 	}
 	for (int i = 0; i < ncpus; i++) {
 		struct dt_cpu *c = &dt->cpus[i];

@@ -17,10 +17,10 @@
  * page swap is an IPI, waiting for a busy CPU. A thread waits on its CPUs' fds and
  * moves whole pages from the ring into a bounded queue per CPU. The wrapped source is
  * inner's in all but reading: read_pages() takes the queued pages in order and, with
- * @flush, has the CPU's thread flush the ring into the queue first (the CPU's lock
- * orders every read of the ring); poll_fd() is an eventfd per CPU the thread signals
- * after each batch it queued; a CPU without a wake-up fd is read by the caller
- * directly, as before. A full queue is left alone until the caller takes from it: the
+ * @flush, then what the ring holds, under the CPU's lock the thread reads it with too
+ * (so nothing comes out of order); poll_fd() is an eventfd per CPU the thread
+ * signals after each batch it queued; a CPU without a wake-up fd is read by the
+ * caller directly, as before. A full queue is left alone until the caller takes from it: the
  * ring then fills and the kernel counts what it drops, so memory stays bounded
  * (DRAIN_QUEUE_BYTES in all).
  */

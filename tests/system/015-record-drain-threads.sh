@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The rings read over threads (recorder/source/drain_threads.c; issue: never the
-# bottleneck, any number of CPUs). On more than one CPU `recorderd record` reads each
-# CPU's ring on a thread of its own (from 4 CPUs up by default; on the module's rings
-# pinned to that CPU), and the page path takes the pages from their queues. Here two writers pinned to CPUs 0 and 1 flood 64 KiB rings
-# (far less than they write, so the rings overflow unless read in time) and:
+# bottleneck, any number of CPUs). `recorderd record` reads each CPU's ring on a thread
+# of its own (from 4 CPUs up by default, or --drain-threads N; on the module's rings
+# pinned to that CPU), and the page path takes the pages from their queues. Here two
+# writers pinned to CPUs 0 and 1 flood 64 KiB rings (far less than they write, so the
+# rings overflow unless read in time) and:
 #  - every marker the file holds is there once, in each writer's order, for each page
 #    source and thread count (0: the page path reads the rings itself);
 #  - what is not in the file is what the summary counts as lost: nothing vanishes in
@@ -81,9 +82,11 @@ want=0
 [ "$(nproc)" -ge 4 ] && want=$(nproc)
 t_eq "default on $(nproc) CPUs: $want drain threads" "$(cat "$TMP/auto.txt")" "$want"
 
-# a sync under load, then SIGINT: every marker written before the signal is in the file
+# syncs every 50 ms under load (each takes the queues, then the rings under the CPUs'
+# locks), then SIGINT: every marker written before the signal is in the file, in order
 rm -f "$TMP/sig.dat"
-"$RECORDERD" record -B "$INST" -s splice -b 64 --sync-ms 50 -o "$TMP/sig.dat" \
+"$RECORDERD" record -B "$INST" -s splice -b 1024 --drain-threads 2 --sync-ms 50 \
+	-o "$TMP/sig.dat" \
 	>"$TMP/sig.log" 2>&1 &
 rpid=$!
 for _ in $(seq 50); do
