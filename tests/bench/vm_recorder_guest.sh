@@ -139,6 +139,25 @@ reset_ftrace() {
 }
 reset_ftrace
 
+# under_load KEY NAME KB DEST LOAD...: recorder NAME (KB per CPU) records while
+# `vm_load LOAD...` runs; prints KEY_written/_failed/_load_ns and the recorder's CPU
+# (stop KEY), keeps its file and log as DEST.dat and DEST.log, puts ftrace back
+under_load() {
+	_k=$1 _r=$2 _kb=$3 _dst=$4 _f=/tmp/vr/load.dat
+	shift 4
+	start $_r "$_kb" $_f
+	# shellcheck disable=SC2046 # "written N failed F ns T" split into $1..$6
+	set -- $(vm_load "$@")
+	echo "${_k}_written $2"
+	echo "${_k}_failed $4"
+	echo "${_k}_load_ns $6"
+	stop "$_k"
+	cp $_f "$_dst.dat" 2>/dev/null
+	cp /tmp/vr/log "$_dst.log"
+	rm -f $_f
+	reset_ftrace
+}
+
 # --- 3. recorder cost: one big stream, and an idle run for the fixed costs -------------
 for r in $(echo "$RECS" | tr , ' '); do
 	[ "$N" != 0 ] && runnable $r || continue
@@ -146,18 +165,8 @@ for r in $(echo "$RECS" | tr , ' '); do
 	start $r "$RKB" $f
 	stop "rec_${r}_idle"
 	rm -f $f
-	start $r "$RKB" $f
-	# shellcheck disable=SC2046 # "written N failed F ns T" split into $1..$6
-	set -- $(vm_load markers "$(marker_path $r)" "$N" 0)
-	echo "rec_${r}_written $2"
-	echo "rec_${r}_failed $4"
-	echo "rec_${r}_load_ns $6"
-	stop "rec_$r"
-	cp /tmp/vr/log "$O/rec/$r.log"
-	cp $f "$O/rec/$r.dat" 2>/dev/null
-	echo "rec_${r}_size $(stat -c %s $f 2>/dev/null || echo 0)"
-	rm -f $f
-	reset_ftrace
+	under_load "rec_$r" $r "$RKB" "$O/rec/$r" markers "$(marker_path $r)" "$N" 0
+	echo "rec_${r}_size $(stat -c %s "$O/rec/$r.dat" 2>/dev/null || echo 0)"
 done
 
 # --- 4. loss curve: rates swept upward, small fixed buffer ----------------------------
@@ -165,17 +174,8 @@ done
 for r in $(echo "$RECS" | tr , ' '); do
 	[ "$RATES" != - ] && runnable $r || continue
 	for rate in $(echo "$RATES" | tr , ' '); do
-		f=/tmp/vr/$r-$rate.dat
-		start $r "$LKB" $f
-		set -- $(vm_load markers "$(marker_path $r)" $((rate * MS / 1000)) "$rate" 64 fifo)
-		echo "loss_${r}_${rate}_written $2"
-		echo "loss_${r}_${rate}_failed $4"
-		echo "loss_${r}_${rate}_load_ns $6"
-		stop "loss_${r}_${rate}"
-		cp $f "$O/loss/$r-$rate.dat" 2>/dev/null
-		cp /tmp/vr/log "$O/loss/$r-$rate.log"
-		rm -f $f
-		reset_ftrace
+		under_load "loss_${r}_${rate}" $r "$LKB" "$O/loss/$r-$rate" \
+			markers "$(marker_path $r)" $((rate * MS / 1000)) "$rate" 64 fifo
 	done
 done
 
@@ -188,18 +188,7 @@ flood_part() {
 	echo "flood_count $FN"
 	for r in $(echo "$RECS" | tr , ' '); do
 		runnable $r || continue
-		f=/tmp/vr/flood-$r.dat
-		start $r "$FKB" $f
-		# shellcheck disable=SC2046 # "written N failed F ns T" split into $1..$6
-		set -- $(vm_load flood "$(marker_path $r)" "$FN")
-		echo "flood_${r}_written $2"
-		echo "flood_${r}_failed $4"
-		echo "flood_${r}_load_ns $6"
-		stop "flood_${r}"
-		cp $f "$O/flood/$r.dat" 2>/dev/null
-		cp /tmp/vr/log "$O/flood/$r.log"
-		rm -f $f
-		reset_ftrace
+		under_load "flood_${r}" $r "$FKB" "$O/flood/$r" flood "$(marker_path $r)" "$FN"
 	done
 }
 [ "$FLOOD" = - ] || flood_part
