@@ -320,9 +320,8 @@ static unsigned int drain_threads(const struct capture_params *p)
  * the ring at once, and a capture that fails after that would lose them (a dead
  * recorder's ring taken over is left as it was until then).
  */
-static int start_drain_threads(struct capture *c, const struct capture_params *p)
+static int start_drain_threads(struct capture *c, unsigned int n)
 {
-	unsigned int n = drain_threads(p);
 	struct source *s;
 	int ret;
 
@@ -373,6 +372,8 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	};
 	struct v7_params *wp;
 	const char *name;
+	/* once: zero copy depends on it, and the online CPUs may change meanwhile */
+	unsigned int drain = drain_threads(p);
 	unsigned long nfds;
 	int ret;
 
@@ -456,7 +457,7 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	c->cpu = calloc((size_t)c->ncpus, sizeof(*c->cpu));
 	c->batch = p->batch_pages ? p->batch_pages : DEF_BATCH;
 	/* the drain threads queue copies: no splice into the file with them */
-	c->zero_copy = p->comp == V7_COMP_NONE && ops->splice_pages && !drain_threads(p);
+	c->zero_copy = p->comp == V7_COMP_NONE && ops->splice_pages && !drain;
 	c->buf = c->zero_copy ? NULL : malloc(c->batch * c->src->page_size);
 	if (!c->cpu || (!c->zero_copy && !c->buf)) {
 		ret = -ENOMEM;
@@ -487,7 +488,7 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	c->next_tick_ns = c->t0_ns + c->period_ms * 1000000ULL;
 	c->next_sync_ns = c->t0_ns + c->sync_ms * 1000000ULL;
 	ret = tracing_set_on(c->tr, 1);
-	ret = ret ?: start_drain_threads(c, p);
+	ret = ret ?: start_drain_threads(c, drain);
 	if (ret)
 		goto fail;
 	/* Live: what was taken over is ours; any failure before left it as it was. */
