@@ -30,6 +30,7 @@
 #include "trace_output.h"
 #include "util/fileio.h"
 #include "util/log.h"
+#include "util/mono_clock.h"
 #include "format/chunk_pool.h"
 #include "format/meta.h"
 #include "lastboot/boot_record.h"
@@ -88,14 +89,6 @@ struct capture {
 	int				stopped;
 	int				error;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 int capture_error(const struct capture *c)
 {
@@ -484,7 +477,7 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 		goto fail;
 	c->period_ms = p->period_ms ? p->period_ms : DEF_PERIOD_MS;
 	c->sync_ms = p->sync_ms ? p->sync_ms : DEF_SYNC_MS;
-	c->t0_ns = now_ns();
+	c->t0_ns = mono_ns();
 	c->next_tick_ns = c->t0_ns + c->period_ms * 1000000ULL;
 	c->next_sync_ns = c->t0_ns + c->sync_ms * 1000000ULL;
 	ret = tracing_set_on(c->tr, 1);
@@ -532,7 +525,7 @@ int capture_fds(struct capture *c, struct capture_fd *fds, int max)
 
 int capture_timeout_ms(struct capture *c)
 {
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
 
 	if (!c->running || now >= c->next_tick_ns)
 		return 0;
@@ -612,7 +605,7 @@ unsigned int capture_period_ms(const struct capture *c)
 
 unsigned int capture_ms_to_sync(const struct capture *c)
 {
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
 
 	if (now >= c->next_sync_ns)
 		return 1;
@@ -658,7 +651,7 @@ long capture_service(struct capture *c, int cpu)
 	}
 	if (total < 0)
 		return total;
-	now = now_ns();
+	now = mono_ns();
 	if (cpu < 0)
 		c->next_tick_ns = now + c->period_ms * 1000000ULL;
 	if (now >= c->next_sync_ns) {
@@ -729,7 +722,7 @@ int capture_stop(struct capture *c)
 		drop_held(c);
 	}
 	c->running = 0;
-	c->seconds = (double)(now_ns() - c->t0_ns) / 1e9;
+	c->seconds = (double)(mono_ns() - c->t0_ns) / 1e9;
 	ret = finish_file(c);
 	if (ret && !c->error)
 		c->error = ret;
@@ -813,7 +806,7 @@ int capture_rotate(struct capture *c, const char *output)
 	}
 	if (ret && ret != -ENOSPC)
 		return fail(c, ret, c->held_cpu);
-	c->next_sync_ns = now_ns() + c->sync_ms * 1000000ULL;
+	c->next_sync_ns = mono_ns() + c->sync_ms * 1000000ULL;
 	c->resync_at = 0;
 	return 0;
 }
@@ -837,7 +830,7 @@ void capture_status(struct capture *c, struct capture_status *st)
 		st->pages += c->cpu[i].pages;
 		st->lost += c->cpu[i].lost + c->cpu[i].overrun;
 	}
-	st->seconds = c->running ? (double)(now_ns() - c->t0_ns) / 1e9 : c->seconds;
+	st->seconds = c->running ? (double)(mono_ns() - c->t0_ns) / 1e9 : c->seconds;
 	st->cpu = c->cpu;
 }
 

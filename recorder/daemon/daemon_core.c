@@ -42,22 +42,6 @@
 #include "daemon.h"
 #include "daemon_local.h"
 
-time_t dmn_mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
-}
-
-uint64_t dmn_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 void dmn_set_error(struct recd *d, const char *what, int err)
 {
 	snprintf(d->last_err, sizeof(d->last_err), "%s: %s", what, strerror(-err));
@@ -177,7 +161,7 @@ static int run(struct recd *d, int ready_fd)
 	d->trig_timer = -1;
 	d->watch_timer = -1;
 	d->state = CTL_STATE_STARTING;
-	clock_gettime(CLOCK_MONOTONIC, &d->t0);
+	d->t0_ns = mono_ns();
 	log_max_level = d->cfg.log_level;
 	signal(SIGPIPE, SIG_IGN);
 
@@ -234,7 +218,7 @@ static int run(struct recd *d, int ready_fd)
 	}
 	d->sn = sentinel_start(d->loop, ctl_server_fd(d->ctl), d->cfg.group_gid,
 			       d->cfg.mode == CONFIG_MODE_FLIGHT ? CTL_MODE_FLIGHT : CTL_MODE_STREAM,
-			       wd, d->t0.tv_sec * 1000ULL + d->t0.tv_nsec / 1000000);
+			       wd, d->t0_ns / 1000000);
 	if (!d->sn || loop_add_fd(d->loop, sentinel_handoff_fd(d->sn), EPOLLIN, on_handoff, d)) {
 		snprintf(msg, sizeof(msg), "recorderd: cannot start the sentinel thread: %s",
 			 strerror(errno));

@@ -50,7 +50,7 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 		.state = d->state,
 		.mode = d->cfg.mode == CONFIG_MODE_FLIGHT ? CTL_MODE_FLIGHT : CTL_MODE_STREAM,
 		.pid = getpid(),
-		.uptime_ns = dmn_mono_ns() - (d->t0.tv_sec * 1000000000ULL + d->t0.tv_nsec),
+		.uptime_ns = mono_ns() - d->t0_ns,
 		.raw_bytes = d->done_raw,
 		.file_bytes = d->done_file,
 		.disk_used = d->rs.disk_used,
@@ -226,7 +226,7 @@ int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr
 		 size_t len)
 {
 	char work[PATH_MAX];
-	uint64_t t0 = dmn_mono_ns(), raw0 = d->done_raw, file0 = d->done_file;
+	uint64_t t0 = mono_ns(), raw0 = d->done_raw, file0 = d->done_file;
 
 	memset(sr, 0, sizeof(*sr));
 	if (d->fl) {
@@ -259,7 +259,7 @@ int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr
 		return -errno;
 	}
 done:
-	sr->duration_ns = dmn_mono_ns() - t0;
+	sr->duration_ns = mono_ns() - t0;
 	log_info("snapshot %s: %llu bytes of pages, %llu ms", path,
 		 (unsigned long long)sr->raw_bytes, (unsigned long long)(sr->duration_ns / 1000000));
 	return 0;

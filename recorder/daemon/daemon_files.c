@@ -166,7 +166,7 @@ int dmn_capture_open(struct recd *d, const char *path)
 	snprintf(d->cur, sizeof(d->cur), "%s", path);
 	daemon_lock_note(path, c->instance);
 	d->keep_fd = open(path, O_RDONLY | O_CLOEXEC);
-	d->rs.started = dmn_mono_now();
+	d->rs.started = mono_s();
 	/* Flight mode never reads: the kernel keeps the newest data until a snapshot. */
 	if (c->mode == CONFIG_MODE_STREAM) {
 		d->pump = capture_pump_start(d->loop, d->cap, pump_failed, d);
@@ -319,7 +319,7 @@ static int switch_capture(struct recd *d, const char *next)
 	snprintf(d->cur, sizeof(d->cur), "%s", next);
 	daemon_lock_note(next, d->cfg.instance);
 	d->keep_fd = open(next, O_RDONLY | O_CLOEXEC);
-	d->rs.started = dmn_mono_now();
+	d->rs.started = mono_s();
 	log_info("capturing to %s", next);
 	return 0;
 }
@@ -447,7 +447,7 @@ void dmn_check_rotation(struct recd *d)
 	const char *why;
 
 	capture_status(d->cap, &st);
-	why = rotate_due(&d->cfg, &d->rs, st.file_bytes, dmn_mono_now());
+	why = rotate_due(&d->cfg, &d->rs, st.file_bytes, mono_s());
 	if (why && dmn_switch_file(d, why))
 		dmn_fail_and_quit(d, "rotation failed", -EIO);
 }

@@ -27,7 +27,7 @@
 #include "snapshot.h"
 #include "trigger.h"
 #include "trigger_watch.h"
-
+#include "util/mono_clock.h"
 
 #define HOUSEKEEP_MS		1000	/* directory, budget and rotation checks */
 #define DISK_FULL_MARGIN	(4ULL << 20)
@@ -60,7 +60,7 @@ struct recd {
 	uint64_t			done_file;
 	unsigned int			files;
 	unsigned int			snapshots;
-	struct timespec			t0;
+	uint64_t			t0_ns;		/* start (CLOCK_MONOTONIC), for uptime */
 	int				exit_code;
 	char				*pidfile;	/* written by us, removed at exit */
 	/* triggers (flight mode) */
@@ -75,8 +75,6 @@ struct recd {
 };
 
 /* daemon_core.c */
-time_t dmn_mono_now(void);
-uint64_t dmn_mono_ns(void);
 /* Logs "@what: strerror(-@err)" and keeps it for status. */
 void dmn_set_error(struct recd *d, const char *what, int err);
 void dmn_arm_stop_timeout(struct recd *d);

@@ -105,7 +105,7 @@ static int hit(struct recd *d, int idx, const char *detail, const char *who, cha
 			snprintf(msg, len, "not recording (%s)", d->last_err);
 		return CTL_ST_BUSY;
 	}
-	v = trigger_hit(&d->trig, idx, detail, dmn_mono_ns());
+	v = trigger_hit(&d->trig, idx, detail, mono_ns());
 	if (v == TRIGGER_COOLDOWN) {
 		log_debug("trigger %s: %s: within the cooldown, counted only", t->text, detail);
 		if (msg)

@@ -24,6 +24,7 @@
 #include "daemon.h"
 #include "sentinel.h"
 #include "util/log.h"
+#include "util/mono_clock.h"
 
 #define LOG_EVERY_MS	10000	/* a stall is logged at most this often */
 
@@ -46,14 +47,6 @@ struct sentinel {
 	uint8_t			*rx;
 	struct ctl_reply	*reply;
 };
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* First line of a /proc file of the loop's thread into @buf; "" if unreadable. */
 static void read_task_file(const struct sentinel *s, const char *name, char *buf, size_t len)

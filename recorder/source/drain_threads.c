@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/mono_clock.h"
 #include "drain_threads.h"
 
 /* Queued pages per CPU; fewer when the CPUs are many (all queues: DRAIN_QUEUE_BYTES). */
@@ -70,14 +71,6 @@ struct drain_threads {
 	unsigned int		nthreads;
 	int			stop_efd;	/* readable: every thread returns */
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static struct drain_threads *dt_of(struct source *s)
 {
@@ -185,7 +178,7 @@ static void *reader_main(void *arg)
 				  strerror(errno));
 	}
 	for (;;) {
-		uint64_t now = now_ms(), next = 0;
+		uint64_t now = mono_ms(), next = 0;
 		int timeout = -1, n;
 
 		if (unpark_at && now >= unpark_at) {
@@ -211,12 +204,12 @@ static void *reader_main(void *arg)
 				return NULL;
 			got = fill(t->dt, (int)cpu);
 			if (got > 0 && !tick_at)
-				tick_at = now_ms() + DRAIN_TICK_MS;
+				tick_at = mono_ms() + DRAIN_TICK_MS;
 			/* nothing whole (or no room, or an error): out for a while */
 			if (got <= 0) {
 				park(t, (int)cpu);
 				if (!unpark_at)
-					unpark_at = now_ms() + DRAIN_PARK_MS;
+					unpark_at = mono_ms() + DRAIN_PARK_MS;
 			}
 		}
 	}
