@@ -10,14 +10,22 @@
  * KernelShark) reads every record of the finished file back, per CPU second: the
  * reader's side of the chunk-size choice.
  *
+ * The size sweep puts each zstd level on the default 32-page chunks against the setting
+ * trace-cmd writes its files with (level 3 on 10-page chunks, formats.md "PAGES_IN_CHUNK"):
+ * file size and CPU per GB, ours/trace-cmd's, the frontier the size goal sits on.
+ *
  * Pages: captured from a private tracefs instance (sched, irq, timer, workqueue,
- * raw_syscalls events while a load runs), or read from a file of raw pages
+ * raw_syscalls events while a load runs), or N 64-byte markers written into its
+ * trace_marker by vm_load (--markers N: the guest recorder benchmark's stream, built
+ * beside this program in build/vm/progs), or read from a file of raw pages
  * (--pages FILE, e.g. a trace_pipe_raw dump). Never a pass/fail test.
  *
- *   build/bench/writer_bench [--pages FILE] [--mb N] [--reps N] [--dir DIR]
+ *   build/bench/writer_bench [--pages FILE | --markers N] [--mb N] [--reps N] [--dir DIR]
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,11 +128,31 @@ static size_t buffered(struct tracefs_instance *inst)
 	return sum;
 }
 
+/* @n markers into @inst's trace_marker by the guest benchmark's writer, vm_load. */
+static int write_markers(struct tracefs_instance *inst, const char *vm_load, unsigned long n)
+{
+	char *path = tracefs_instance_get_file(inst, "trace_marker"), count[32];
+	int status = -1;
+	pid_t pid;
+
+	snprintf(count, sizeof(count), "%lu", n);
+	pid = path ? fork() : -1;
+	if (!pid) {
+		execl(vm_load, "vm_load", "markers", path, count, "0", "64", (char *)NULL);
+		fprintf(stderr, "writer_bench: %s: %s\n", vm_load, strerror(errno));
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	tracefs_put_tracing_file(path);
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
 /*
- * Lets the load fill the ring buffers, stops tracing, then drains them: full pages
+ * Lets the load fill the ring buffers (or writes the markers), stops tracing, then drains them: full pages
  * as a recorder that keeps up with a busy system sees them.
  */
-static int capture(size_t want_mb)
+static int capture(size_t want_mb, const char *vm_load, unsigned long markers)
 {
 	static const char *const systems[] = {
 		"sched", "irq", "timer", "workqueue", "raw_syscalls", "signal", "task",
@@ -139,18 +167,25 @@ static int capture(size_t want_mb)
 	inst = tracefs_instance_create(INSTANCE);
 	if (!inst || !buf)
 		return -1;
+	if (markers)	/* ~88 ring bytes per 64-byte marker, on whichever CPU it ran */
+		want_mb = markers * 96 / (1 << 20) * ncpus + 1;
 	snprintf(kb, sizeof(kb), "%zu", want_mb * 1024 / ncpus + 256);
 	tracefs_instance_file_write(inst, "buffer_size_kb", kb);
-	for (i = 0; i < ARRAY_SIZE(systems); i++)
+	for (i = 0; !markers && i < ARRAY_SIZE(systems); i++)
 		tracefs_event_enable(inst, systems[i], NULL);
 	tracefs_trace_on(inst);
-	load = start_load();
-	t0 = now();
-	while (buffered(inst) < want_mb << 20 && now() - t0 < 15)
-		usleep(200000);
+	if (markers) {
+		if (write_markers(inst, vm_load, markers))
+			return -1;
+	} else {
+		load = start_load();
+		t0 = now();
+		while (buffered(inst) < want_mb << 20 && now() - t0 < 15)
+			usleep(200000);
+		kill(load, SIGKILL);
+		waitpid(load, NULL, 0);
+	}
 	tracefs_trace_off(inst);
-	kill(load, SIGKILL);
-	waitpid(load, NULL, 0);
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		char path[64];
 		int fd;
@@ -192,6 +227,8 @@ struct result {
 	double	ratio;		/* raw bytes / data bytes written */
 	double	finish_s;
 	double	read_mbps;	/* raw MB per CPU second libtracecmd reads records back at */
+	double	bytes;		/* data bytes written */
+	double	cpu_s;		/* CPU seconds appending them */
 };
 
 /* libtracecmd reading every record, CPU by CPU, as report/KernelShark load it. */
@@ -280,6 +317,8 @@ static int run_writer(const char *dir, const struct trace_meta *m, enum v7_compr
 	r->cpu_mbps = raw / (c1 - c0) / 1e6;
 	/* data bytes: what the file grew by, minus the tails written by the syncs */
 	r->ratio = (double)raw / (double)(file - file0);
+	r->bytes = (double)(file - file0);
+	r->cpu_s = c1 - c0;
 	r->read_mbps = ret ? 0 : read_back(path);
 	v7_free(w);
 	close(fd);
@@ -340,20 +379,62 @@ static void best(struct result *acc, const struct result *r, int first)
 	acc->finish_s = r->finish_s;
 }
 
+/*
+ * Each zstd level on 32-page chunks against trace-cmd's setting (level 3, 10 pages):
+ * bytes and CPU per GB, best CPU of @reps runs (of one run from level 9 up, they are
+ * slow). Ours is the "zstd-1" row.
+ */
+static int size_sweep(const char *dir, const struct trace_meta *m, int reps)
+{
+	static const int levels[] = { 1, 2, 3, 9, 16, 19 };
+	double gb = total_pages * (double)ps / 1e9, tc_cpu = 0;
+	struct result tc = { 0 }, r;
+	size_t i;
+	int k;
+
+	for (k = 0; k < reps; k++) {
+		if (run_writer(dir, m, V7_COMP_ZSTD, 3, 10, &r))
+			return -1;
+		if (!k || r.cpu_s < tc_cpu)
+			tc_cpu = r.cpu_s;
+		tc = r;
+	}
+	printf("# size sweep against trace-cmd's zstd-3 on 10-page chunks: %.0f bytes, %.2f cpu-s/GB\n",
+	       tc.bytes, tc_cpu / gb);
+	printf("%-7s %5s %10s %8s %9s %7s\n", "size", "chunk", "bytes", "size/tc", "cpu-s/GB",
+	       "cpu/tc");
+	for (i = 0; i < ARRAY_SIZE(levels); i++) {
+		double cpu = 0;
+
+		for (k = 0; k < (levels[i] < 9 ? reps : 1); k++) {
+			if (run_writer(dir, m, V7_COMP_ZSTD, levels[i], 32, &r))
+				return -1;
+			if (!k || r.cpu_s < cpu)
+				cpu = r.cpu_s;
+		}
+		printf("level-%-2d%4u %10.0f %8.3f %9.2f %7.2f\n", levels[i], 32, r.bytes,
+		       r.bytes / tc.bytes, cpu / gb, cpu / tc_cpu);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned int chunks[] = { 10, 16, 32, 64 };
 	const char *pages_file = NULL, *dir = "/tmp";
 	struct result cli[2], r, acc = { 0 };
+	char vm_load[PATH_MAX], self[PATH_MAX];
+	unsigned long markers = 0;
 	double none_read;
 	struct trace_meta m;
 	size_t mb = 32, i;
 	int reps = 3, k, lv, have_meta;
 
-
 	for (k = 1; k < argc; k++) {
 		if (!strcmp(argv[k], "--pages") && k + 1 < argc)
 			pages_file = argv[++k];
+		else if (!strcmp(argv[k], "--markers") && k + 1 < argc)
+			markers = strtoul(argv[++k], NULL, 0);
 		else if (!strcmp(argv[k], "--mb") && k + 1 < argc)
 			mb = strtoul(argv[++k], NULL, 0);
 		else if (!strcmp(argv[k], "--reps") && k + 1 < argc)
@@ -361,7 +442,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[k], "--dir") && k + 1 < argc)
 			dir = argv[++k];
 		else {
-			fprintf(stderr, "usage: %s [--pages FILE] [--mb N] [--reps N] [--dir DIR]\n",
+			fprintf(stderr, "usage: %s [--pages FILE | --markers N] [--mb N] [--reps N] [--dir DIR]\n",
 				argv[0]);
 			return 2;
 		}
@@ -377,13 +458,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "writer_bench: no tracefs metadata and no --pages file\n");
 		return 1;
 	}
-	if (pages_file ? load_file(pages_file) : capture(mb)) {
+	/* build/bench/writer_bench -> build/vm/progs/vm_load */
+	snprintf(self, sizeof(self), "%s", argv[0]);
+	snprintf(vm_load, sizeof(vm_load), "%s/../vm/progs/vm_load", dirname(self));
+	if (pages_file ? load_file(pages_file) : capture(mb, vm_load, markers)) {
 		fprintf(stderr, "writer_bench: no pages to measure\n");
 		return 1;
 	}
 	printf("# writer_bench: %zu real pages (%.1f MB) on %d CPUs from %s, page %u, best of %d\n",
 	       total_pages, total_pages * (double)ps / 1e6, ncpus,
-	       pages_file ? pages_file : "a tracefs instance (sched irq timer workqueue raw_syscalls signal task)",
+	       pages_file ? pages_file : markers ?
+	       "vm_load's 64-byte markers in a tracefs instance's trace_marker" :
+	       "a tracefs instance (sched irq timer workqueue raw_syscalls signal task)",
 	       ps, reps);
 	for (lv = 0; lv < 2; lv++)
 		if (run_cli(dir, lv ? 3 : 1, &cli[lv])) {
@@ -419,6 +505,8 @@ int main(int argc, char **argv)
 			       acc.read_mbps / none_read);
 		}
 	}
+	if (size_sweep(dir, &m, reps))
+		return 1;
 	if (have_meta)
 		meta_free(&m);
 	return 0;
