@@ -831,6 +831,15 @@ void capture_status(struct capture *c, struct capture_status *st)
 		st->lost += c->cpu[i].lost + c->cpu[i].overrun;
 	}
 	st->seconds = c->running ? (double)(mono_ns() - c->t0_ns) / 1e9 : c->seconds;
+	if (c->pool) {
+		struct chunk_pool_stats ps;
+
+		chunk_pool_stats(c->pool, &ps);
+		st->chunks = ps.jobs;
+		st->spooled = ps.spooled;
+		st->spool_peak = ps.spool_peak;
+		st->workers = ps.workers;
+	}
 	st->cpu = c->cpu;
 }
 

@@ -94,6 +94,10 @@ struct capture_status {
 	uint64_t			pages;		/* sum over CPUs, this file */
 	uint64_t			lost;		/* sum of lost + overrun */
 	double				seconds;	/* since start */
+	uint64_t			chunks;		/* given to the compression threads */
+	uint64_t			spooled;	/* of those, spilled raw to the spool */
+	uint64_t			spool_peak;	/* largest spool, bytes */
+	unsigned int			workers;	/* compression threads, 0 = none */
 	const struct capture_cpu_status	*cpu;		/* [ncpus], valid until capture_free */
 };
 

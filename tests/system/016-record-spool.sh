@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# When compression falls behind (issue: never the bottleneck). The compression threads
+# run at SCHED_IDLE: with the recorder pinned to a CPU that a busy loop keeps busy, they
+# get next to nothing while markers come, so after 64 chunks in memory the page path
+# spills raw chunks to the spool and the threads compress them once the load stops.
+# Checked:
+#  - the summary says how many chunks went through the spool (here some must);
+#  - every marker is in the file once and in order, nothing lost: the spool delays
+#    chunks, it never drops or reorders them;
+#  - trace-cmd reads the file without an error, and no spool file is left beside it.
+source "$(dirname "$0")/../lib/tap.sh"
+source "$(dirname "$0")/../lib/recd.sh"
+
+recd_setup spool
+[ "$(nproc)" -ge 2 ] || { t_skip spool "needs 2 CPUs"; t_done; }
+VM_LOAD=$TOP/build/vm/progs/vm_load
+[ -x "$VM_LOAD" ] || { t_skip spool "no $VM_LOAD (make all)"; t_done; }
+N=${N:-200000}
+M=$TRACEFS/instances/$INST/trace_marker
+mkdir -p "$OUT"
+
+# The recorder and a busy loop share CPU 0; N markers of 64 bytes (~90 ring bytes each,
+# 150+ chunks of 32 pages) are written from CPU 1 at 100 000 a second.
+taskset -c 0 "$RECORDERD" record -B "$INST" -s mmap -C zstd -b 4096 -o "$OUT/spool.dat" -- \
+	bash -c "taskset -c 0 bash -c 'while :; do :; done' & busy=\$!
+		taskset -c 1 $VM_LOAD markers $M $N 100000 64; kill \$busy" >"$TMP/log" 2>&1
+rc=$?
+sed 's/^/# /' "$TMP/log"
+t_eq "recording exits 0" "$rc" 0
+read -r chunks spilled < <(sed -n \
+	's/^  compression: \([0-9]*\) chunks on [0-9]* threads, \([0-9]*\) spilled to the spool.*/\1 \2/p' \
+	"$TMP/log")
+t_check "the summary counts the chunks and those spilled (${chunks:-none}, ${spilled:-none})" \
+	test -n "$chunks" -a -n "$spilled"
+t_check "chunks went through the spool while the threads could not run (${spilled:-0})" \
+	test "${spilled:-0}" -gt 0
+t_eq "nothing lost" "$(sed -n 's/.*, lost \([0-9]*\)$/\1/p' "$TMP/log")" 0
+trace-cmd report "$OUT/spool.dat" 2>/dev/null | grep -oE 'bm[0-9]+ ' | tr -d 'bm ' >"$TMP/seq"
+t_eq "every marker in the file once" "$(sort -n -u "$TMP/seq" | wc -l)" "$N"
+t_check "in the order written" sort -n -c "$TMP/seq"
+t_check "trace-cmd reads it without an error" report_ok "$OUT/spool.dat"
+t_eq "no spool file left beside it" "$(ls "$OUT")" spool.dat
+t_done
