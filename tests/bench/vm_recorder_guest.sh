@@ -22,7 +22,9 @@
 #        fork/exec loop (FE_RUNS runs of FORKS, the six sched events of a process's
 #        life), untraced, under `trace-cmd record` and under `recorderd record`, each
 #        with its own defaults (buffer size, file format, compression, page source) but
-#        the events; files in /out/stack/NAME-LOAD.dat
+#        the events; files in /out/stack/NAME-LOAD.dat. Then the fork/exec loop once
+#        more under `recorderd record -C none` (NAME rdnc): what compressing meanwhile
+#        costs the workload (trace-cmd compresses only after its capture)
 # The host counts the markers in the files (written - found = lost). Prints only
 # "key value" lines (keys rec_*, loss_*, stack_*); puts tracefs and the module back as
 # found.
@@ -208,9 +210,11 @@ stack_start() {
 	tc) trace-cmd record $_e -o "$2" >/tmp/vr/log 2>&1 & ;;
 	# shellcheck disable=SC2086
 	rd) recorderd record $_e -o "$2" >/tmp/vr/log 2>&1 & ;;
+	# shellcheck disable=SC2086
+	rdnc) recorderd record -C none $_e -o "$2" >/tmp/vr/log 2>&1 & ;;
 	esac
 	RPID=$!
-	if [ $1 = rd ] && [ $have_kmod = 1 ]; then ready kmod; else ready tc; fi
+	if [ $1 != tc ] && [ $have_kmod = 1 ]; then ready kmod; else ready tc; fi
 }
 
 # stack_stop NAME LOAD: SIGINT, wait; keeps the file and log; prints the exit status
@@ -254,6 +258,9 @@ stack_part() {
 		stack_fe $r
 		stack_stop $r fe
 	done
+	stack_start rdnc /tmp/vr/rdnc-fe.dat "$FE_EVENTS"
+	stack_fe rdnc
+	stack_stop rdnc fe
 }
 [ "$STACK" = - ] || stack_part
 

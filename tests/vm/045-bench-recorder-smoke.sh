@@ -68,6 +68,11 @@ for l in pingpong forkexec; do
 	t_check "bench-rec.row.stack.$l" grep -qE \
 		"^  stack\.$l\.added_units +ours +-?$n +peer +-?$n +units/op +ratio " <<<"$rep"
 done
+# and the fork/exec loop under recorderd -C none (what compressing meanwhile costs)
+t_check bench-rec.stack.forkexec.nocomp awk \
+	'$1 == "fe.nocomp" && NF == 9 && $9 > 0 { ok = 1 } END { exit !ok }' <<<"$rep"
+t_check bench-rec.row.stack.forkexec.nocomp grep -qE \
+	"^  stack\.forkexec\.nocomp\.added_units +ours +-?$n +peer +-?$n +units/op +ratio " <<<"$rep"
 t_eq bench-rec.csv-header "$(head -n 1 "$BENCH_RESULTS/loss_curve.csv" 2>/dev/null)" \
 	recorder,rate,written,lost
 if [ -f "$out/dmesg.txt" ]; then
