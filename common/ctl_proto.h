@@ -24,7 +24,8 @@
  *      BAD_COMMAND), a 7th STATUS string (old clients read six), and STATUS pages
  *      (struct ctl_status_req: an old daemon answers BAD_PAYLOAD and the client asks
  *      again without; cpus_total and first_cpu were reserved words; an old client
- *      reads the first page, whose @ncpus counts that page).
+ *      reads the first page, whose @ncpus counts that page); the spool counters
+ *      (CTL_STATUS_F_SPOOL: spooled and spool_peak were the reserved words).
  */
 #ifndef COMMON_CTL_PROTO_H
 #define COMMON_CTL_PROTO_H
@@ -150,7 +151,8 @@ struct ctl_status_reply {
 	__u32	cpus_total;	/* CTL_STATUS_F_CPU_PAGES: CPUs in all, */
 	__u32	first_cpu;	/* and the first of the @ncpus in this answer */
 	__u32	reserved1;
-	__u64	reserved[2];
+	__u64	spooled;	/* CTL_STATUS_F_SPOOL: chunks the compression threads left to */
+	__u64	spool_peak;	/* the spool file (written twice), and its largest size */
 };
 
 /*
@@ -167,6 +169,7 @@ struct ctl_status_req {
 /* ctl_status_reply.flags */
 #define CTL_STATUS_F_SEAMLESS_ROTATE	(1U << 0)	/* file switches lose no events */
 #define CTL_STATUS_F_CPU_PAGES		(1U << 1)	/* cpus_total, first_cpu are set */
+#define CTL_STATUS_F_SPOOL		(1U << 2)	/* spooled, spool_peak are set */
 
 /* SNAPSHOT answer: this, then the path of the file written (NUL-terminated). */
 struct ctl_snapshot_reply {

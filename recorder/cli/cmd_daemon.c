@@ -683,6 +683,9 @@ static int cmd_status(int argc, char **argv)
 		       (unsigned long long)s->disk_used, (unsigned long long)s->disk_budget,
 		       s->deleted, (unsigned long long)s->buffer_kb,
 		       s->flags & CTL_STATUS_F_SEAMLESS_ROTATE ? "true" : "false");
+		if (s->flags & CTL_STATUS_F_SPOOL)
+			printf("\"chunks_spooled\": %llu, \"spool_peak\": %llu, ",
+			       (unsigned long long)s->spooled, (unsigned long long)s->spool_peak);
 		print_triggers(str[6], 1);
 		printf("\"cpus\": [");
 		for (uint32_t i = 0; i < ncpus; i++)
@@ -723,6 +726,11 @@ static int cmd_status(int argc, char **argv)
 		       config_fmt_size(s->disk_used, a, sizeof(a)));
 	printf("  lost events:  %llu dropped (buffer full), %llu overwritten\n",
 	       (unsigned long long)lost, (unsigned long long)ovr);
+	/* the compression threads fell behind: raw chunks went through the spool file */
+	if (s->flags & CTL_STATUS_F_SPOOL)
+		printf("  spooled:      %llu chunks while compression was behind (peak %s)\n",
+		       (unsigned long long)s->spooled,
+		       config_fmt_size(s->spool_peak, a, sizeof(a)));
 	if (*str[5])
 		printf("  last error:   %s\n", str[5]);
 	if (*str[7])

@@ -92,10 +92,12 @@ static void summary(struct capture *c, const char *output, double startup)
 	       (unsigned long long)st.pages, st.raw_bytes / 1048576.0, output,
 	       sb.st_size / 1048576.0, ratio, (unsigned long long)st.lost);
 	/* pages spilled raw while the compression threads fell behind are written twice */
-	if (st.workers)
-		printf("  compression: %llu chunks on %u threads, %llu spilled to the spool (peak %.1f MiB)\n",
-		       (unsigned long long)st.chunks, st.workers,
+	if (st.workers) {
+		printf("  compression: %llu chunks on %u threads, ", (unsigned long long)st.chunks,
+		       st.workers);
+		printf("%llu spilled to the spool (peak %.1f MiB)\n",
 		       (unsigned long long)st.spooled, st.spool_peak / 1048576.0);
+	}
 	/* our own CPU time only (not COMMAND's) */
 	if (!getrusage(RUSAGE_SELF, &ru))
 		printf("  recorder cpu: user %.3f s, sys %.3f s; recording %.3f s, setup %.3f s\n",

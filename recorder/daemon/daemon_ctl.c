@@ -84,6 +84,11 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 		s.file_bytes += st.file_bytes;
 		s.cur_raw_bytes = st.raw_bytes;
 		s.cur_file_bytes = st.file_bytes;
+		if (st.workers) {
+			s.flags |= CTL_STATUS_F_SPOOL;
+			s.spooled = st.spooled;
+			s.spool_peak = st.spool_peak;
+		}
 	}
 	events[0] = 0;
 	for (int i = 0; i < d->cfg.nr_events && n < sizeof(events); i++)
