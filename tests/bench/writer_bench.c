@@ -162,7 +162,7 @@ static int capture(size_t want_mb, const char *vm_load, unsigned long markers)
 	size_t i;
 	double t0;
 	pid_t load;
-	int cpu;
+	int cpu, failed = 0;
 
 	inst = tracefs_instance_create(INSTANCE);
 	if (!inst || !buf)
@@ -175,8 +175,7 @@ static int capture(size_t want_mb, const char *vm_load, unsigned long markers)
 		tracefs_event_enable(inst, systems[i], NULL);
 	tracefs_trace_on(inst);
 	if (markers) {
-		if (write_markers(inst, vm_load, markers))
-			return -1;
+		failed = write_markers(inst, vm_load, markers);
 	} else {
 		load = start_load();
 		t0 = now();
@@ -186,7 +185,7 @@ static int capture(size_t want_mb, const char *vm_load, unsigned long markers)
 		waitpid(load, NULL, 0);
 	}
 	tracefs_trace_off(inst);
-	for (cpu = 0; cpu < ncpus; cpu++) {
+	for (cpu = 0; !failed && cpu < ncpus; cpu++) {
 		char path[64];
 		int fd;
 
@@ -203,7 +202,7 @@ static int capture(size_t want_mb, const char *vm_load, unsigned long markers)
 	tracefs_instance_destroy(inst);
 	tracefs_instance_free(inst);
 	free(buf);
-	return total_pages ? 0 : -1;
+	return !failed && total_pages ? 0 : -1;
 }
 
 static int load_file(const char *path)
