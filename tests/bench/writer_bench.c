@@ -149,8 +149,8 @@ static int write_markers(struct tracefs_instance *inst, const char *vm_load, uns
 }
 
 /*
- * Lets the load fill the ring buffers (or writes the markers), stops tracing, then drains them: full pages
- * as a recorder that keeps up with a busy system sees them.
+ * Lets the load fill the ring buffers (or writes the markers), stops tracing, then
+ * drains them: full pages as a recorder that keeps up with a busy system sees them.
  */
 static int capture(size_t want_mb, const char *vm_load, unsigned long markers)
 {
@@ -378,10 +378,23 @@ static void best(struct result *acc, const struct result *r, int first)
 	acc->finish_s = r->finish_s;
 }
 
+/* zstd @level on @chunk-page chunks @runs times: *@r of the last, *@cpu the least CPU. */
+static int least_cpu(const char *dir, const struct trace_meta *m, int level,
+		     unsigned int chunk, int runs, struct result *r, double *cpu)
+{
+	for (int k = 0; k < runs; k++) {
+		if (run_writer(dir, m, V7_COMP_ZSTD, level, chunk, r))
+			return -1;
+		if (!k || r->cpu_s < *cpu)
+			*cpu = r->cpu_s;
+	}
+	return 0;
+}
+
 /*
  * Each zstd level on 32-page chunks against trace-cmd's setting (level 3, 10 pages):
- * bytes and CPU per GB, best CPU of @reps runs (of one run from level 9 up, they are
- * slow). Ours is the "zstd-1" row.
+ * bytes and CPU per GB, least CPU of @reps runs (of one run from level 9 up, they are
+ * slow). Ours is the "level-1" row.
  */
 static int size_sweep(const char *dir, const struct trace_meta *m, int reps)
 {
@@ -389,15 +402,9 @@ static int size_sweep(const char *dir, const struct trace_meta *m, int reps)
 	double gb = total_pages * (double)ps / 1e9, tc_cpu = 0;
 	struct result tc = { 0 }, r;
 	size_t i;
-	int k;
 
-	for (k = 0; k < reps; k++) {
-		if (run_writer(dir, m, V7_COMP_ZSTD, 3, 10, &r))
-			return -1;
-		if (!k || r.cpu_s < tc_cpu)
-			tc_cpu = r.cpu_s;
-		tc = r;
-	}
+	if (least_cpu(dir, m, 3, 10, reps, &tc, &tc_cpu))
+		return -1;
 	printf("# size sweep against trace-cmd's zstd-3 on 10-page chunks: %.0f bytes, %.2f cpu-s/GB\n",
 	       tc.bytes, tc_cpu / gb);
 	printf("%-7s %5s %10s %8s %9s %7s\n", "size", "chunk", "bytes", "size/tc", "cpu-s/GB",
@@ -405,12 +412,8 @@ static int size_sweep(const char *dir, const struct trace_meta *m, int reps)
 	for (i = 0; i < ARRAY_SIZE(levels); i++) {
 		double cpu = 0;
 
-		for (k = 0; k < (levels[i] < 9 ? reps : 1); k++) {
-			if (run_writer(dir, m, V7_COMP_ZSTD, levels[i], 32, &r))
-				return -1;
-			if (!k || r.cpu_s < cpu)
-				cpu = r.cpu_s;
-		}
+		if (least_cpu(dir, m, levels[i], 32, levels[i] < 9 ? reps : 1, &r, &cpu))
+			return -1;
 		printf("level-%-2d%4u %10.0f %8.3f %9.2f %7.2f\n", levels[i], 32, r.bytes,
 		       r.bytes / tc.bytes, cpu / gb, cpu / tc_cpu);
 	}
