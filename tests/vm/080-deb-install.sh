@@ -18,7 +18,9 @@ for p in recorderd ftring-dkms; do
 done
 [ -x "$TOP/build/vm/progs/ftring_ctl" ] || { t_fail deb-install "no build/vm/progs/ftring_ctl (make)"; t_done; }
 command -v trace-cmd >/dev/null || { t_skip deb-install "no trace-cmd on the host"; t_done; }
-# DKMS compiles the module inside the TCG guest: most of the run.
+# DKMS compiles the module inside the TCG guest: most of the run. One host thread per
+# vCPU (MTTCG) lets its make -j2 use both: 200 s instead of 360 s for apt-get install.
+export VM_TCG_THREAD=${VM_TCG_THREAD:-multi}
 vm_test deb-install --rootfs -c 2 -t 900 "${debs[@]}" -f "$TOP/build/vm/progs/ftring_ctl" -- \
 	"$TOP/tests/vm/guest/deb-install.sh"
 
