@@ -19,7 +19,10 @@ done
 vm_test kmod-events -c 2 -t 900 --with-trace-cmd -- "$TOP/tests/vm/guest/kmod-events.sh"
 
 # Side by side: the workload's scheduler events, as ftrace (trace-cmd) and ftring saw
-# them at the same time, from its exec to its exit, must be the same multiset.
+# them at the same time, from its exec to its exit, must be the same multiset. Events in
+# the stream's order where the time ties (ftrace's report has microseconds, and the
+# switch into the workload often shares one with its exec), the time in full (awk's
+# default print kept 6 digits: 21.6868).
 canon() {
 	# stdin: "trace-cmd report -R" lines or "ftring_ctl dump" lines; $1 $2: the pids
 	awk -v P="$1" -v C="$2" '
@@ -45,8 +48,8 @@ canon() {
 			else
 				next
 			if (k !~ (" " P "( |$)") && k !~ (" " C "( |$)")) next
-			print ts, k
-		}' | sort -n | awk -v P="$1" '
+			printf "%.9f %s\n", ts, k
+		}' | sort -s -n -k 1,1 | awk -v P="$1" '
 		/ exec / && $4 == P { on = 1 }
 		on { $1 = ""; print substr($0, 2) }
 		/ exit / && $4 == P { on = 0 }' | sort
