@@ -59,6 +59,7 @@ struct capture {
 	unsigned int			page_size;
 	struct v7_params		wp;		/* kept for the files of rotations */
 	struct chunk_pool		*pool;		/* compresses for every file, or NULL */
+	struct task_names		*names;		/* names tasks for every file, or NULL */
 	char				*clock;		/* wp.clock */
 	int				zero_copy;	/* splice pages into the file */
 	char				*buf;		/* batch buffer */
@@ -248,6 +249,7 @@ static void capture_release(struct capture *c)
 		meta_free(&c->meta);
 	tracing_free(c->tr);
 	chunk_pool_free(c->pool);	/* after the writers: they reaped what was theirs */
+	task_names_stop(c->names);
 	free(c->buf);
 	free(c->cpu);
 	free(c->clock);
@@ -472,6 +474,15 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	wp->buffer_name = "";
 	wp->durable = p->durable;
 	ret = start_pool(c, p);
+	if (!ret) {
+		int nerr;
+
+		c->names = task_names_start(&nerr);
+		if (!c->names)
+			log_warn("no thread for task names (%s): the syncs walk /proc themselves",
+				 strerror(-nerr));
+		c->out.names = c->names;
+	}
 	ret = ret ?: trace_output_begin(&c->out, wp, &c->meta);
 	if (ret)
 		goto fail;
@@ -550,7 +561,8 @@ void capture_refresh_stats(struct capture *c)
  * What a sync promises: every event written before it began is in the file. So the
  * pages the kernel is still filling are taken first (each source cuts them so that
  * the page format holds), and the tail's command lines and CPU stats are refreshed
- * when pages moved: a file a crash leaves names its tasks. Idle, none of it runs.
+ * when pages moved: a file a crash leaves names its tasks (as the names thread found
+ * them at its last walk: the walk is never made here). Idle, none of it runs.
  */
 static int sync_file(struct capture *c)
 {
@@ -776,6 +788,7 @@ int capture_rotate(struct capture *c, const char *output)
 	ret = trace_output_create(&next, output, c->excl, c->gid, &c->wp, &c->meta);
 	if (ret)
 		return ret;
+	next.names = c->names;
 
 	/* Everything written so far goes to the old file, as far as its regions take it. */
 	for (int i = 0; i < c->ncpus && !c->error && !c->held; i++)
@@ -838,6 +851,7 @@ void capture_status(struct capture *c, struct capture_status *st)
 		st->chunks = ps.jobs;
 		st->spooled = ps.spooled;
 		st->spool_peak = ps.spool_peak;
+		st->helped = ps.helped;
 		st->workers = ps.workers;
 	}
 	st->cpu = c->cpu;

@@ -210,10 +210,23 @@ static char *merge_cmdlines(const char *fresh, size_t flen, const char *old, siz
 	return m;
 }
 
-int trace_output_refresh(struct trace_output *o, struct source *src)
+/* The names of the tasks alive (see trace_output_refresh); @final: walked from now on. */
+static char *names_now(struct trace_output *o, int final, size_t *len)
+{
+	char *text;
+
+	if (!o->names)
+		return tracing_cmdlines(len);
+	text = task_names_take(o->names, final, len);
+	if (!final)
+		task_names_want(o->names);
+	return text;
+}
+
+static int refresh(struct trace_output *o, struct source *src, int final)
 {
 	size_t flen = 0, mlen = 0;
-	char *fresh = tracing_cmdlines(&flen), *merged, *text;
+	char *fresh = names_now(o, final, &flen), *merged, *text;
 	int ret = 0;
 
 	merged = fresh ? merge_cmdlines(fresh, flen, o->cmdlines, o->cmdlines_len, &mlen) :
@@ -235,12 +248,17 @@ int trace_output_refresh(struct trace_output *o, struct source *src)
 	return ret;
 }
 
+int trace_output_refresh(struct trace_output *o, struct source *src)
+{
+	return refresh(o, src, 0);
+}
+
 int trace_output_finish(struct trace_output *o, struct source *src, uint64_t *raw,
 			uint64_t *file)
 {
 	int ret;
 
-	trace_output_refresh(o, src);
+	refresh(o, src, 1);
 	/* The writer syncs what it finishes (v7_finish.c). */
 	ret = v7_finish(o->w, NULL, 0, NULL);
 	if (ret)

@@ -12,6 +12,7 @@
 
 #include "format/v7_writer.h"
 #include "source/source.h"
+#include "task_names.h"
 
 struct trace_output {
 	char			*path;
@@ -19,6 +20,7 @@ struct trace_output {
 	struct v7_writer	*w;
 	char			*cmdlines;	/* every task seen so far, "PID COMM" lines */
 	size_t			cmdlines_len;
+	struct task_names	*names;		/* walks /proc for us; NULL: we walk */
 };
 
 /*
@@ -52,7 +54,9 @@ int trace_output_create(struct trace_output *o, const char *path, int excl, int 
  *
  * The command lines of the tasks alive now, then those of tasks seen by an earlier
  * refresh that have exited since (so the file names every task it saw; bounded), and
- * each CPU's stats. The next v7_sync() writes them. Return: 0 or -errno.
+ * each CPU's stats. The next v7_sync() writes them. With @o->names, "now" is the last
+ * walk its thread finished (the next one is asked for): this never waits. Return: 0
+ * or -errno.
  */
 int trace_output_refresh(struct trace_output *o, struct source *src);
 
@@ -63,7 +67,8 @@ int trace_output_refresh(struct trace_output *o, struct source *src);
  * @raw:	page bytes the file took (may be NULL)
  * @file:	bytes written to it (may be NULL)
  *
- * Refreshes the command lines and stats (trace_output_refresh), finishes the tail,
+ * Refreshes the command lines and stats (trace_output_refresh, with a walk begun
+ * now: @o->names' is waited for), finishes the tail,
  * syncs the data and closes. On failure the file keeps every chunk up to
  * its last sync.
  *

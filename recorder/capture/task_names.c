@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The task-name walker (task_names.h). One mutex and one condition variable: the
+ * thread sleeps until a walk is asked for, walks without the lock and publishes the
+ * text; @asked and @done count walks, so a taker waiting for a fresh one knows it
+ * when it sees it. Idle, the thread sleeps: no timer, no wake-up.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "source/tracing.h"
+#include "task_names.h"
+
+struct task_names {
+	pthread_t	thread;
+	pthread_mutex_t	lock;
+	pthread_cond_t	cond;		/* a walk asked for, done, or quit */
+	uint64_t	asked;		/* walks asked for */
+	uint64_t	started;	/* walks begun (the walk begun counts them up to here) */
+	uint64_t	done;		/* @started when the text was published */
+	bool		quit;
+	char		*text;		/* the newest walk's, not taken yet */
+	size_t		len;
+};
+
+static void *walker(void *arg)
+{
+	struct task_names *t = arg;
+
+	pthread_mutex_lock(&t->lock);
+	for (;;) {
+		uint64_t n;
+		size_t len = 0;
+		char *text;
+
+		while (!t->quit && t->started == t->asked)
+			pthread_cond_wait(&t->cond, &t->lock);
+		if (t->quit)
+			break;
+		n = t->started = t->asked;
+		pthread_mutex_unlock(&t->lock);
+		text = tracing_cmdlines(&len);
+		pthread_mutex_lock(&t->lock);
+		if (text) {
+			free(t->text);
+			t->text = text;
+			t->len = len;
+		}
+		t->done = n;
+		pthread_cond_broadcast(&t->cond);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
+
+struct task_names *task_names_start(int *err)
+{
+	struct task_names *t = calloc(1, sizeof(*t));
+	sigset_t all, old;
+	int ret;
+
+	if (!t) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->cond, NULL);
+	t->asked = 1;
+	/* signals are the main loop's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&t->thread, NULL, walker, t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		pthread_cond_destroy(&t->cond);
+		pthread_mutex_destroy(&t->lock);
+		free(t);
+		*err = -ret;
+		return NULL;
+	}
+	pthread_setname_np(t->thread, "recorderd-names");
+	return t;
+}
+
+void task_names_want(struct task_names *t)
+{
+	pthread_mutex_lock(&t->lock);
+	/* none asked for and none under way */
+	if (t->asked == t->started && t->done == t->started) {
+		t->asked++;
+		pthread_cond_broadcast(&t->cond);
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+char *task_names_take(struct task_names *t, int wait, size_t *len)
+{
+	char *text;
+
+	pthread_mutex_lock(&t->lock);
+	if (wait) {
+		/* a walk that begins after now: the one asked here, or a later one */
+		uint64_t want = ++t->asked;
+
+		pthread_cond_broadcast(&t->cond);
+		while (t->done < want)
+			pthread_cond_wait(&t->cond, &t->lock);
+	}
+	text = t->text;
+	*len = t->len;
+	t->text = NULL;
+	t->len = 0;
+	pthread_mutex_unlock(&t->lock);
+	return text;
+}
+
+void task_names_stop(struct task_names *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->quit = true;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	pthread_join(t->thread, NULL);
+	pthread_cond_destroy(&t->cond);
+	pthread_mutex_destroy(&t->lock);
+	free(t->text);
+	free(t);
+}
