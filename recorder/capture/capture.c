@@ -152,6 +152,9 @@ static long append_fitting(struct capture *c, int cpu, const char *pages, size_t
 
 static void account(struct capture *c, int cpu, size_t n)
 {
+	/* the first pages since the last sync: the names walk begins now, not before */
+	if (n && !c->moved && c->names)
+		task_names_want(c->names);
 	c->moved |= n > 0;
 	c->cpu[cpu].pages += n;
 	c->cpu[cpu].bytes += (uint64_t)n * c->page_size;

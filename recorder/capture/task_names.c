@@ -19,14 +19,18 @@ struct task_names {
 	pthread_t	thread;
 	pthread_mutex_t	lock;
 	pthread_cond_t	cond;		/* a walk asked for, done, or quit */
-	uint64_t	asked;		/* walks asked for */
-	uint64_t	started;	/* walks begun (the walk begun counts them up to here) */
-	uint64_t	done;		/* @started when the text was published */
+	uint64_t	asked;		/* requests so far */
+	uint64_t	started;	/* @asked when the last walk began: it answers those */
+	uint64_t	done;		/* @started of the last walk finished */
 	bool		quit;
 	char		*text;		/* the newest walk's, not taken yet */
 	size_t		len;
 };
 
+/*
+ * At the page path's priority: at nice 19 a 1-vCPU guest lost as much at 304-336 k/s
+ * as with the walk on the page path (61/519/401 events, against 0/237/386 at nice 0).
+ */
 static void *walker(void *arg)
 {
 	struct task_names *t = arg;
@@ -41,7 +45,8 @@ static void *walker(void *arg)
 			pthread_cond_wait(&t->cond, &t->lock);
 		if (t->quit)
 			break;
-		n = t->started = t->asked;
+		t->started = t->asked;
+		n = t->started;
 		pthread_mutex_unlock(&t->lock);
 		text = tracing_cmdlines(&len);
 		pthread_mutex_lock(&t->lock);

@@ -210,7 +210,10 @@ static char *merge_cmdlines(const char *fresh, size_t flen, const char *old, siz
 	return m;
 }
 
-/* The names of the tasks alive (see trace_output_refresh); @final: walked from now on. */
+/*
+ * The names of the tasks alive (see trace_output_refresh); @final: walked from now on.
+ * The next walk is asked for.
+ */
 static char *names_now(struct trace_output *o, int final, size_t *len)
 {
 	char *text;
@@ -218,8 +221,8 @@ static char *names_now(struct trace_output *o, int final, size_t *len)
 	if (!o->names)
 		return tracing_cmdlines(len);
 	text = task_names_take(o->names, final, len);
-	if (!final)
-		task_names_want(o->names);
+	/* after a final one too: the next file of a rotation names its tasks at once */
+	task_names_want(o->names);
 	return text;
 }
 
