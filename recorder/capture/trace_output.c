@@ -212,7 +212,6 @@ static char *merge_cmdlines(const char *fresh, size_t flen, const char *old, siz
 
 /*
  * The names of the tasks alive (see trace_output_refresh); @final: walked from now on.
- * The next walk is asked for.
  */
 static char *names_now(struct trace_output *o, int final, size_t *len)
 {
@@ -221,8 +220,12 @@ static char *names_now(struct trace_output *o, int final, size_t *len)
 	if (!o->names)
 		return tracing_cmdlines(len);
 	text = task_names_take(o->names, final, len);
-	/* after a final one too: the next file of a rotation names its tasks at once */
-	task_names_want(o->names);
+	/*
+	 * The capture asks for the next walk when pages first move after a sync; after a
+	 * final one, here: the next file of a rotation names its tasks at its first sync.
+	 */
+	if (final)
+		task_names_want(o->names);
 	return text;
 }
 

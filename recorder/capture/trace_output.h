@@ -55,7 +55,7 @@ int trace_output_create(struct trace_output *o, const char *path, int excl, int 
  * The command lines of the tasks alive now, then those of tasks seen by an earlier
  * refresh that have exited since (so the file names every task it saw; bounded), and
  * each CPU's stats. The next v7_sync() writes them. With @o->names, "now" is the last
- * walk its thread finished (the next one is asked for): this never waits. Return: 0
+ * walk its thread finished (its owner asks for walks): this never waits. Return: 0
  * or -errno.
  */
 int trace_output_refresh(struct trace_output *o, struct source *src);
