@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include "source/tracing.h"
 #include "task_names.h"
+#include "util/thread.h"
 
 struct task_names {
 	pthread_t	thread;
@@ -69,7 +69,6 @@ static void *walker(void *arg)
 struct task_names *task_names_start(int *err)
 {
 	struct task_names *t = calloc(1, sizeof(*t));
-	sigset_t all, old;
 	int ret;
 
 	if (!t) {
@@ -79,19 +78,14 @@ struct task_names *task_names_start(int *err)
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->cond, NULL);
 	t->asked = 1;
-	/* signals are the main loop's */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = pthread_create(&t->thread, NULL, walker, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ret = thread_start(&t->thread, walker, t, "recorderd-names");
 	if (ret) {
 		pthread_cond_destroy(&t->cond);
 		pthread_mutex_destroy(&t->lock);
 		free(t);
-		*err = -ret;
+		*err = ret;
 		return NULL;
 	}
-	pthread_setname_np(t->thread, "recorderd-names");
 	return t;
 }
 

@@ -31,6 +31,7 @@
 #include "chunk_pool.h"
 #include "compress.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 #define DEF_MEM_JOBS	64
 #define DEF_MAX_JOBS	16384
@@ -265,30 +266,25 @@ static void worker_tools_free(struct cp_worker *w)
 	free(w->out);
 }
 
-/* Starts the workers with every signal blocked: signals are the main loop's. */
+/* Starts the workers (with every signal blocked: signals are the main loop's). */
 static int start_workers(struct chunk_pool *p, unsigned int n)
 {
-	sigset_t all, old;
 	int ret = 0;
 
 	p->workers = calloc(n, sizeof(*p->workers));
 	if (!p->workers)
 		return -ENOMEM;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (; p->nworkers < n && !ret; p->nworkers++) {
 		struct cp_worker *w = &p->workers[p->nworkers];
 
 		ret = worker_tools(p, w);
 		if (!ret)
-			ret = -pthread_create(&w->thread, NULL, worker_main, w);
+			ret = thread_start(&w->thread, worker_main, w, "recorderd-zstd");
 		if (ret) {
 			worker_tools_free(w);
 			break;
 		}
-		pthread_setname_np(w->thread, "recorderd-zstd");
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }
 

@@ -16,6 +16,7 @@
 
 #include "util/log.h"
 #include "util/mono_clock.h"
+#include "util/thread.h"
 #include "drain_threads.h"
 
 /* Queued pages per CPU; fewer when the CPUs are many (all queues: DRAIN_QUEUE_BYTES). */
@@ -393,21 +394,16 @@ static int thread_setup(struct drain_threads *dt, struct dt_thread *t)
 
 static int start_threads(struct drain_threads *dt)
 {
-	sigset_t all, old;
 	int ret = 0;
 
-	/* signals stay the main thread's (its signalfd) */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (unsigned int i = 0; i < dt->nthreads && !ret; i++) {
 		struct dt_thread *t = &dt->th[i];
 
 		ret = thread_setup(dt, t);
 		if (!ret)
-			ret = -pthread_create(&t->th, NULL, reader_main, t);
+			ret = thread_start(&t->th, reader_main, t, NULL);
 		t->running = !ret;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }
 
