@@ -18,9 +18,10 @@
  * With -b N, N tickers per CPU sleep to one shared absolute deadline, so a single
  * hrtimer interrupt wakes them all: N sched_wakeup events in a row from hard IRQ
  * context, nested into the marker writer, enough to go round a small ring under a
- * writer the interrupt cut off. The longest such run is checked to be there: in the
- * middle of the flood the writers pause for a quiet window while the readers drain
- * at full speed, so that bursts land in an emptied ring even on a slow TCG vCPU.
+ * writer the interrupt cut off. The longest such run is checked to be there in a
+ * discard ring (see report() for why not in an overwrite one): in the middle of the
+ * flood the writers pause for a quiet window while the readers drain at full speed,
+ * so that bursts land in an emptied ring even on a slow TCG vCPU.
  *
  *   ftring_flood -m discard|overwrite [-n NR_SUBBUFS] [-d SECONDS] [-r READER_SLEEP_US]
  *                [-b TICKERS_PER_CPU [-p PERIOD_US]]
@@ -381,11 +382,11 @@ static void report(void)
 			       "read %llu overrun %llu lost %llu (full %llu busy %llu big %llu) | "
 			       "decoded %ld "
 			       "(markers %ld, irq-context %ld, sched_switch %ld) swaps %ld "
-			       "lost_events %llu regrown %ld\n", i, c->attempts, c->ok, c->nospc, c->other,
+			       "lost_events %llu regrown %ld irq-run %ld\n", i, c->attempts, c->ok, c->nospc, c->other,
 			       st.entries, st.read, st.overrun, st.lost, st.lost_full,
 			       st.lost_busy, st.lost_too_big, c->events, c->markers, c->irq_events,
 			       c->by_type[FTRING_EV_sched_switch], c->swaps,
-			       (unsigned long long)c->lost_events, c->regrown);
+			       (unsigned long long)c->lost_events, c->regrown, c->max_irq_run);
 		if ((uint64_t)c->events != st.read) {
 			char types[512];
 			int t, n = 0;
@@ -445,8 +446,14 @@ static void report(void)
 	 * cut wherever events were lost, and the flood keeps the ring full, so the run
 	 * read back is often at most a page of them (62 on arm64 in a discard ring, where
 	 * half the crowd failed this): a quarter of the crowd still proves the burst.
+	 * A discard ring keeps a burst once written (what comes after it is dropped). In
+	 * an overwrite ring the woken tickers' switches go round the two pages over it
+	 * unless the reader takes them first, a race a TCG reader loses now and then
+	 * (longest runs of 3-6 on every CPU in some runs, 56-128 in others, a reader at
+	 * SCHED_FIFO on the CPU no better): there the run is only reported, and the
+	 * discard run of the same crowd proves the bursts.
 	 */
-	if (nr_tickers > 1)
+	if (nr_tickers > 1 && mode == FTRING_MODE_DISCARD)
 		ksft_test_result(max_run >= nr_tickers / 4, "irq_burst_of_%u_nested (%ld)\n",
 				 nr_tickers / 4, max_run);
 	ksft_print_msg("write() returned ENOSPC %ld times\n", tot_nospc);
