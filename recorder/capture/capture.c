@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 
 #include "capture.h"
 #include "trace_output.h"
+#include "util/bg_call.h"
 #include "util/fileio.h"
 #include "util/log.h"
 #include "util/mono_clock.h"
@@ -47,6 +49,7 @@
  * producer as fast as we are; what is left goes to the next file.
  */
 #define ROTATE_ROUNDS	1024
+#define PUMP_WHILE_MS	2	/* see pump_while() */
 
 struct capture {
 	struct trace_output		out;		/* the file being written */
@@ -750,30 +753,81 @@ int capture_stop(struct capture *c)
 }
 
 /*
+ * Runs @fn(@arg) on a thread of its own (util/bg_call.h) while this one goes on moving
+ * pages into the current file, and syncing it when due, every PUMP_WHILE_MS as
+ * trace-cmd's readers poll. A full region or the writer's error stops that: the
+ * rotation sees to them. Without a thread, runs it here.
+ */
+static void pump_while(struct capture *c, void (*fn)(void *), void *arg)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct bg_call *b;
+	int pumping = 1, err;
+
+	b = bg_call_start(fn, arg, "recorderd-rotate", &err);
+	if (!b) {
+		fn(arg);
+		return;
+	}
+	pfd.fd = bg_call_fd(b);
+	while (!bg_call_done(b)) {
+		if (pumping && capture_service(c, -1) < 0)
+			pumping = 0;
+		poll(&pfd, 1, pumping ? PUMP_WHILE_MS : 100);
+	}
+	bg_call_finish(b);
+}
+
+/* The slow steps of a rotation, for pump_while(): nothing there touches the source. */
+struct rotate_job {
+	struct capture		*c;
+	struct trace_meta	meta;
+	struct trace_output	next;
+	const char		*output;
+	int			ret;
+};
+
+static void collect_job(void *arg)
+{
+	struct rotate_job *j = arg;
+
+	j->ret = meta_collect(&j->meta, j->c->instance);
+}
+
+static void create_job(void *arg)
+{
+	struct rotate_job *j = arg;
+	struct capture *c = j->c;
+
+	j->ret = trace_output_create(&j->next, j->output, c->excl, c->gid, &c->wp, &c->meta);
+}
+
+/*
  * Each file carries the metadata of its own start: kallsyms with the modules loaded
  * since, event formats of events created since. When they cannot be read, the
- * previous ones serve (said once in the log).
+ * previous ones serve (said once in the log). Reading all of tracefs' formats and
+ * kallsyms took 1.5 s in a 2-vCPU TCG guest: the pages go on moving meanwhile.
  */
-static void refresh_meta(struct capture *c)
+static void refresh_meta(struct capture *c, struct rotate_job *j)
 {
-	struct trace_meta m;
-
-	if (meta_collect(&m, c->instance)) {
+	pump_while(c, collect_job, j);
+	if (j->ret) {
 		log_warn("%s: the metadata of the previous file are reused", c->out.path);
 		return;
 	}
-	if ((c->src->ops->add_meta && c->src->ops->add_meta(c->src, &m)) ||
-	    m.page_size != c->page_size) {
+	if ((c->src->ops->add_meta && c->src->ops->add_meta(c->src, &j->meta)) ||
+	    j->meta.page_size != c->page_size) {
 		log_warn("%s: the metadata of the previous file are reused", c->out.path);
-		meta_free(&m);
+		meta_free(&j->meta);
 		return;
 	}
 	meta_free(&c->meta);
-	c->meta = m;
+	c->meta = j->meta;
 }
 
 int capture_rotate(struct capture *c, const char *output)
 {
+	struct rotate_job job = { .c = c };
 	struct trace_output next;
 	size_t held;
 	int ret;
@@ -785,12 +839,15 @@ int capture_rotate(struct capture *c, const char *output)
 		return c->error;
 	/*
 	 * The new file is made complete (metadata, options) before the old one is touched:
-	 * a failure here leaves the capture as it was. The source keeps buffering meanwhile.
+	 * a failure here leaves the capture as it was. Pages go on moving to the old file
+	 * meanwhile.
 	 */
-	refresh_meta(c);
-	ret = trace_output_create(&next, output, c->excl, c->gid, &c->wp, &c->meta);
-	if (ret)
-		return ret;
+	refresh_meta(c, &job);
+	job.output = output;
+	pump_while(c, create_job, &job);	/* its header: ~7 MB, kallsyms most of it */
+	if (job.ret)
+		return job.ret;
+	next = job.next;
 	next.names = c->names;
 
 	/* Everything written so far goes to the old file, as far as its regions take it. */

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A rotation reads the next file's metadata (every event format of tracefs and
+# /proc/kallsyms: 1.5 s in a 2-vCPU TCG guest, all of which the rings had to hold) and
+# writes the next file's header on a thread of its own, while the page path goes on
+# moving pages into the old file (issue: never the bottleneck). Under strace, a daemon
+# whose event loop moves the pages (splice, 2 CPUs: no drain threads) rotates 3 times
+# while markers come:
+#  - the page path opens /proc/kallsyms once, for the first file; each rotation's
+#    copy is read by another thread (before: all four on the page path);
+#  - the page path creates the first file, another thread the next three;
+#  - the page path moved pages while a rotation's metadata were being read;
+#  - over all files the markers are 1..N, each once, in order.
+source "$(dirname "$0")/../lib/tap.sh"
+source "$(dirname "$0")/../lib/recd.sh"
+
+recd_setup 018
+command -v strace >/dev/null || { t_skip rotate-meta "no strace"; t_done; }
+[ "$(nproc)" -lt 4 ] || { t_skip rotate-meta "4 CPUs or more: drain threads move the pages"; t_done; }
+
+strace -f -o "$TMP/st" -e trace=openat,splice,exit \
+	"$RECORDERD" start --socket "$SOCK" -i "$INST" -d "$OUT" --foreground -C zstd \
+	-O source=splice -O rotate_size=0 -O period_ms=50 -O sync_ms=200 \
+	>"$TMP/d.log" 2>&1 &
+spid=$!
+for ((i = 0; i < 100; i++)); do recd status >/dev/null 2>&1 && break; sleep 0.1; done
+N=40000
+writer m 1 $N 8000 >/dev/null &
+wpid=$!
+for r in 1 2 3; do
+	sleep 1
+	t_check "rotate $r" recd rotate
+done
+wait "$wpid"
+sleep 0.5
+recd stop >/dev/null
+wait "$spid"
+
+# the page path: the threads that called splice(), and the event loop (the first pid)
+movers=$( (head -n 1 "$TMP/st"; grep -E '^[0-9]+ +splice\(' "$TMP/st") |
+	awk '{ print $1 }' | sort -u | tr '\n' ' ')
+kallsyms() { grep -E "^$1 +openat\\(AT_FDCWD, \"/proc/kallsyms\"" "$TMP/st" | wc -l; }
+on_path=0
+for tid in $movers; do on_path=$((on_path + $(kallsyms "$tid"))); done
+all=$(kallsyms '[0-9]+')
+t_eq "kallsyms read by the page path (threads: $movers)" "$on_path" 1
+t_eq "kallsyms read by another thread, once a rotation" "$((all - on_path))" 3
+created() { grep -E "^$1 +openat\(AT_FDCWD, \"$OUT/[^\"]*\.dat\", [^)]*O_CREAT" "$TMP/st" | wc -l; }
+on_path=0
+for tid in $movers; do on_path=$((on_path + $(created "$tid"))); done
+t_eq "files created by the page path" "$on_path" 1
+t_eq "files created by another thread" "$(( $(created '[0-9]+') - on_path))" 3
+# lines of the first rotation's reader, from its first format file to its kallsyms
+reader=$(grep -E '^[0-9]+ +openat\(AT_FDCWD, "/proc/kallsyms"' "$TMP/st" |
+	awk '{ print $1 }' | grep -vxF -f <(tr ' ' '\n' <<<"$movers" | grep .) | head -n 1)
+from=$(grep -nE "^$reader +openat\\(.*/events/.*/format\"" "$TMP/st" | head -n 1 | cut -d: -f1)
+to=$(grep -nE "^$reader +openat\\(AT_FDCWD, \"/proc/kallsyms\"" "$TMP/st" | head -n 1 | cut -d: -f1)
+moved=0
+if [ -n "$from" ] && [ -n "$to" ]; then
+	moved=$(sed -n "${from},${to}p" "$TMP/st" | grep -cE '^[0-9]+ +splice\(')
+fi
+t_check "pages moved while the metadata were read ($moved splice calls)" test "$moved" -gt 0
+
+files=("$OUT"/*.dat)
+t_eq "four files" "${#files[@]}" 4
+for f in "${files[@]}"; do
+	report_to "$f" "$TMP/rep" || echo "# report fails: $f"
+	markers_in "$TMP/rep" m
+done >"$TMP/got"
+t_check "markers 1..$N over the files, each once, in order" \
+	test "$(md5sum <"$TMP/got")" = "$(seq 1 $N | md5sum)"
+t_done
