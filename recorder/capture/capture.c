@@ -778,11 +778,15 @@ static void pump_while(struct capture *c, void (*fn)(void *), void *arg)
 	bg_call_finish(b);
 }
 
-/* The slow steps of a rotation, for pump_while(): nothing there touches the source. */
+/*
+ * The slow steps of a rotation, for pump_while(): nothing there touches the source or
+ * the file the page path writes to.
+ */
 struct rotate_job {
 	struct capture		*c;
 	struct trace_meta	meta;
 	struct trace_output	next;
+	struct trace_output	old;		/* completed, to compact */
 	const char		*output;
 	int			ret;
 };
@@ -792,6 +796,13 @@ static void collect_job(void *arg)
 	struct rotate_job *j = arg;
 
 	j->ret = meta_collect(&j->meta, j->c->instance);
+}
+
+static void compact_job(void *arg)
+{
+	struct rotate_job *j = arg;
+
+	trace_output_compact(&j->old);
 }
 
 static void create_job(void *arg)
@@ -853,11 +864,14 @@ int capture_rotate(struct capture *c, const char *output)
 	/* Everything written so far goes to the old file, as far as its regions take it. */
 	for (int i = 0; i < c->ncpus && !c->error && !c->held; i++)
 		move_cpu(c, i, 1, ROTATE_ROUNDS);
-	finish_file(c);		/* on failure, valid up to its last sync (logged) */
+	/* on failure, valid up to its last sync (logged); compacted below */
+	capture_refresh_stats(c);
+	trace_output_complete(&c->out, c->src, &c->raw_bytes, &c->file_bytes);
 	c->done_raw += c->raw_bytes;
 	c->done_file += c->file_bytes;
 	c->rotations++;
 
+	job.old = c->out;
 	c->out = next;
 	c->error = 0;
 	c->full_logged = 0;
@@ -875,13 +889,20 @@ int capture_rotate(struct capture *c, const char *output)
 	ret = write_held(c);
 	if (ret == -ENOSPC && c->held == held) {
 		log_err("%s: a CPU region cannot take one %u-byte page", c->out.path, c->page_size);
-		return fail(c, -EFBIG, c->held_cpu);
+		ret = fail(c, -EFBIG, c->held_cpu);
+	} else if (ret && ret != -ENOSPC) {
+		ret = fail(c, ret, c->held_cpu);
+	} else {
+		ret = 0;
+		c->next_sync_ns = mono_ns() + c->sync_ms * 1000000ULL;
+		c->resync_at = 0;
 	}
-	if (ret && ret != -ENOSPC)
-		return fail(c, ret, c->held_cpu);
-	c->next_sync_ns = mono_ns() + c->sync_ms * 1000000ULL;
-	c->resync_at = 0;
-	return 0;
+	/*
+	 * The old file's compact copy (the whole file copied and synced) is made while
+	 * the pages go to the new one.
+	 */
+	pump_while(c, compact_job, &job);
+	return ret;
 }
 
 void capture_status(struct capture *c, struct capture_status *st)

@@ -259,20 +259,35 @@ int trace_output_refresh(struct trace_output *o, struct source *src)
 	return refresh(o, src, 0);
 }
 
-int trace_output_finish(struct trace_output *o, struct source *src, uint64_t *raw,
-			uint64_t *file)
+int trace_output_complete(struct trace_output *o, struct source *src, uint64_t *raw,
+			  uint64_t *file)
 {
 	int ret;
 
 	refresh(o, src, 1);
-	/* The writer syncs what it finishes (v7_finish.c). */
-	ret = v7_finish(o->w, NULL, 0, NULL);
+	/* The writer syncs what it completes (v7_finish.c). */
+	ret = v7_complete(o->w, NULL, 0, NULL);
 	if (ret)
 		log_err("finishing %s: %s; it keeps every chunk up to its last sync", o->path,
 			strerror(-ret));
 	v7_counters(o->w, raw, file);
+	if (ret)
+		trace_output_discard(o, 0);
+	return ret;
+}
+
+int trace_output_compact(struct trace_output *o)
+{
+	int ret = o->w ? v7_compact(o->w) : 0;
+
 	trace_output_discard(o, 0);
 	return ret;
+}
+
+int trace_output_finish(struct trace_output *o, struct source *src, uint64_t *raw,
+			uint64_t *file)
+{
+	return trace_output_complete(o, src, raw, file) ?: trace_output_compact(o);
 }
 
 void trace_output_discard(struct trace_output *o, int remove)

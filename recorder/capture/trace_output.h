@@ -77,6 +77,16 @@ int trace_output_refresh(struct trace_output *o, struct source *src);
 int trace_output_finish(struct trace_output *o, struct source *src, uint64_t *raw,
 			uint64_t *file);
 
+/*
+ * trace_output_finish() in two steps, for a rotation: trace_output_complete() does
+ * all but the compact copy (on failure @o is closed, as by trace_output_finish()),
+ * trace_output_compact() makes it (v7_compact(): another thread may) and closes @o.
+ * Each returns 0 or -errno (logged).
+ */
+int trace_output_complete(struct trace_output *o, struct source *src, uint64_t *raw,
+			  uint64_t *file);
+int trace_output_compact(struct trace_output *o);
+
 /* Closes @o without finishing it; @remove unlinks the file too. Accepts a closed one. */
 void trace_output_discard(struct trace_output *o, int remove);
 

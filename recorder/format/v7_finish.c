@@ -171,18 +171,17 @@ out:
 }
 
 /**
- * v7_finish() - complete the file
+ * v7_complete() - complete the file in place
  * @w: writer
  * @cmdlines: CMDLINES text, or NULL to keep what v7_set_cmdlines() gave
  * @cmdlines_len: its length
  * @cpustat: per-CPU "stats" texts (NULL, or entries that may be NULL: kept as set)
  *
- * Return: 0 when the file is complete and compact; -errno when the compact copy could
- * not be made (the file is then complete as the last sync left it, a warning says so)
- * or when not even the last sync could be written (the file keeps the sync before).
+ * Return: 0 when the file is complete (not compacted yet), or -errno when not even
+ * the last sync could be written (the file keeps the sync before).
  */
-int v7_finish(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
-	      char *const *cpustat)
+int v7_complete(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
+		char *const *cpustat)
 {
 	int ret = v7w_check_state(w, V7_ST_CAPTURE, __func__);
 
@@ -200,11 +199,44 @@ int v7_finish(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
 	if (ret)
 		return ret;
 	w->state = V7_ST_FINISHED;
-	if (!w->path)
-		return 0;
+	return 0;
+}
+
+/**
+ * v7_compact() - replace a completed file by its compact copy
+ * @w: writer v7_complete() completed
+ *
+ * Touches nothing but @w and its files: another thread may do it.
+ * Return: 0 when compact (or made without a name to compact under), or -errno when the
+ * copy could not be made (the file stays complete as the last sync left it, a
+ * warning says so).
+ */
+int v7_compact(struct v7_writer *w)
+{
+	int ret = v7w_check_state(w, V7_ST_FINISHED, __func__);
+
+	if (ret || !w->path)
+		return ret;
 	ret = compact_beside(w);
 	if (ret)
 		log_warn("%s is complete but not compacted (%s): it keeps its sparse CPU regions",
 			 w->path, strerror(-ret));
 	return ret;
+}
+
+/**
+ * v7_finish() - complete the file and compact it (v7_complete(), v7_compact())
+ * @w: writer
+ * @cmdlines: CMDLINES text, or NULL to keep what v7_set_cmdlines() gave
+ * @cmdlines_len: its length
+ * @cpustat: per-CPU "stats" texts (NULL, or entries that may be NULL: kept as set)
+ *
+ * Return: 0 when the file is complete and compact; -errno when the compact copy could
+ * not be made (the file is then complete as the last sync left it, a warning says so)
+ * or when not even the last sync could be written (the file keeps the sync before).
+ */
+int v7_finish(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
+	      char *const *cpustat)
+{
+	return v7_complete(w, cmdlines, cmdlines_len, cpustat) ?: v7_compact(w);
 }

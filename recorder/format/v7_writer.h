@@ -122,6 +122,16 @@ int v7_set_cpustat(struct v7_writer *w, int cpu, const char *text);
 int v7_finish(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
 	      char *const *cpustat);
 
+/*
+ * v7_finish() in two steps: v7_complete() finishes the file in place (pending chunks
+ * through the pool, the tail, the sync), v7_compact() then builds the compact copy and
+ * renames it over the file; only @w is touched there, so another thread may do it
+ * while the caller goes on with the next file.
+ */
+int v7_complete(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
+		char *const *cpustat);
+int v7_compact(struct v7_writer *w);
+
 /* Bytes of pages accepted and bytes written to the file so far (for status/bench). */
 void v7_counters(const struct v7_writer *w, uint64_t *raw_bytes, uint64_t *file_bytes);
 

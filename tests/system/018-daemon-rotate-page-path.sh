@@ -3,20 +3,25 @@
 # A rotation reads the next file's metadata (every event format of tracefs and
 # /proc/kallsyms: 1.5 s in a 2-vCPU TCG guest, all of which the rings had to hold) and
 # writes the next file's header on a thread of its own, while the page path goes on
-# moving pages into the old file (issue: never the bottleneck). Under strace, a daemon
-# whose event loop moves the pages (splice, 2 CPUs: no drain threads) rotates 3 times
-# while markers come:
+# moving pages into the old file; then the old file's compact copy (the whole file
+# copied and synced) is made on that thread while the pages go to the new one (issue:
+# never the bottleneck). Under strace, a daemon whose event loop moves the pages
+# (splice, 2 CPUs: no drain threads) rotates 3 times while markers come:
 #  - the page path opens /proc/kallsyms once, for the first file; each rotation's
 #    copy is read by another thread (before: all four on the page path);
-#  - the page path creates the first file, another thread the next three;
+#  - the page path creates the first file, another thread the next three, and the
+#    compact copies of the three finished by rotations (.NAME.finishing);
 #  - the page path moved pages while a rotation's metadata were being read;
 #  - over all files the markers are 1..N, each once, in order.
 source "$(dirname "$0")/../lib/tap.sh"
 source "$(dirname "$0")/../lib/recd.sh"
 
 recd_setup 018
-command -v strace >/dev/null || { t_skip rotate-meta "no strace"; t_done; }
-[ "$(nproc)" -lt 4 ] || { t_skip rotate-meta "4 CPUs or more: drain threads move the pages"; t_done; }
+command -v strace >/dev/null || { t_skip rotate "no strace"; t_done; }
+if [ "$(nproc)" -ge 4 ]; then
+	t_skip rotate "4 CPUs or more: drain threads move the pages"
+	t_done
+fi
 
 strace -f -o "$TMP/st" -e trace=openat,splice,exit \
 	"$RECORDERD" start --socket "$SOCK" -i "$INST" -d "$OUT" --foreground -C zstd \
@@ -50,6 +55,14 @@ on_path=0
 for tid in $movers; do on_path=$((on_path + $(created "$tid"))); done
 t_eq "files created by the page path" "$on_path" 1
 t_eq "files created by another thread" "$(( $(created '[0-9]+') - on_path))" 3
+compacted() {
+	grep -E "^$1 +openat\(AT_FDCWD, \"$OUT/\.[^\"]*\.finishing\", [^)]*O_CREAT" "$TMP/st" |
+		wc -l
+}
+on_path=0
+for tid in $movers; do on_path=$((on_path + $(compacted "$tid"))); done
+t_eq "compact copies made by the page path (at stop: 1)" "$on_path" 1
+t_eq "compact copies made by another thread" "$(( $(compacted '[0-9]+') - on_path))" 3
 # lines of the first rotation's reader, from its first format file to its kallsyms
 reader=$(grep -E '^[0-9]+ +openat\(AT_FDCWD, "/proc/kallsyms"' "$TMP/st" |
 	awk '{ print $1 }' | grep -vxF -f <(tr ' ' '\n' <<<"$movers" | grep .) | head -n 1)
