@@ -786,7 +786,9 @@ struct rotate_job {
 	struct capture		*c;
 	struct trace_meta	meta;
 	struct trace_output	next;
-	struct trace_output	old;		/* completed, to compact */
+	struct trace_output	old;		/* sealed (@sealed), to finish */
+	int			sealed;
+	uint64_t		raw, file;	/* the old file's counters */
 	const char		*output;
 	int			ret;
 };
@@ -798,11 +800,39 @@ static void collect_job(void *arg)
 	j->ret = meta_collect(&j->meta, j->c->instance);
 }
 
-static void compact_job(void *arg)
+/* The old file, its last chunks delivered: its tail, sync and compact copy. */
+static void finish_job(void *arg)
 {
 	struct rotate_job *j = arg;
 
-	trace_output_compact(&j->old);
+	if (j->sealed && !trace_output_complete(&j->old, &j->raw, &j->file))
+		trace_output_compact(&j->old);
+	if (j->old.w)
+		v7_counters(j->old.w, &j->raw, &j->file);
+	trace_output_discard(&j->old, 0);
+}
+
+/*
+ * The old file's chunks still compressing reach it as the pool delivers them: reaped
+ * here, between pages for the new file. Only this thread reaps the pool; after this
+ * nothing of the old file is in it.
+ */
+static void reap_old(struct capture *c, struct trace_output *old)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	long ret = 0;
+
+	if (!old->w || !v7_pending(old->w))
+		return;
+	pfd.fd = chunk_pool_fd(c->pool);
+	while (v7_pending(old->w) && ret >= 0) {
+		if (poll(&pfd, 1, PUMP_WHILE_MS) > 0)
+			ret = capture_service(c, CAPTURE_FD_CHUNKS);
+		ret = ret < 0 ? ret : capture_service(c, -1);
+	}
+	/* the new file's error, or a full region: the old file's chunks all the same */
+	if (v7_pending(old->w))
+		chunk_pool_reap(c->pool, CHUNK_POOL_ALL);
 }
 
 static void create_job(void *arg)
@@ -864,13 +894,9 @@ int capture_rotate(struct capture *c, const char *output)
 	/* Everything written so far goes to the old file, as far as its regions take it. */
 	for (int i = 0; i < c->ncpus && !c->error && !c->held; i++)
 		move_cpu(c, i, 1, ROTATE_ROUNDS);
-	/* on failure, valid up to its last sync (logged); compacted below */
+	/* on failure, valid up to its last sync (logged); finished below */
 	capture_refresh_stats(c);
-	trace_output_complete(&c->out, c->src, &c->raw_bytes, &c->file_bytes);
-	c->done_raw += c->raw_bytes;
-	c->done_file += c->file_bytes;
-	c->rotations++;
-
+	job.sealed = !trace_output_seal(&c->out, c->src);
 	job.old = c->out;
 	c->out = next;
 	c->error = 0;
@@ -898,10 +924,15 @@ int capture_rotate(struct capture *c, const char *output)
 		c->resync_at = 0;
 	}
 	/*
-	 * The old file's compact copy (the whole file copied and synced) is made while
-	 * the pages go to the new one.
+	 * The old file is finished while the pages go to the new one: its last chunks
+	 * (this thread reaps), then its tail, sync and compact copy (the whole file
+	 * copied and synced), on the helper thread.
 	 */
-	pump_while(c, compact_job, &job);
+	reap_old(c, &job.old);
+	pump_while(c, finish_job, &job);
+	c->done_raw += job.raw;
+	c->done_file += job.file;
+	c->rotations++;
 	return ret;
 }
 

@@ -259,12 +259,22 @@ int trace_output_refresh(struct trace_output *o, struct source *src)
 	return refresh(o, src, 0);
 }
 
-int trace_output_complete(struct trace_output *o, struct source *src, uint64_t *raw,
-			  uint64_t *file)
+int trace_output_seal(struct trace_output *o, struct source *src)
 {
 	int ret;
 
 	refresh(o, src, 1);
+	ret = v7_flush(o->w);
+	if (ret)
+		log_err("finishing %s: %s; it keeps every chunk up to its last sync", o->path,
+			strerror(-ret));
+	return ret;
+}
+
+int trace_output_complete(struct trace_output *o, uint64_t *raw, uint64_t *file)
+{
+	int ret;
+
 	/* The writer syncs what it completes (v7_finish.c). */
 	ret = v7_complete(o->w, NULL, 0, NULL);
 	if (ret)
@@ -287,7 +297,14 @@ int trace_output_compact(struct trace_output *o)
 int trace_output_finish(struct trace_output *o, struct source *src, uint64_t *raw,
 			uint64_t *file)
 {
-	return trace_output_complete(o, src, raw, file) ?: trace_output_compact(o);
+	int ret = trace_output_seal(o, src);
+
+	if (ret) {
+		v7_counters(o->w, raw, file);
+		trace_output_discard(o, 0);
+		return ret;
+	}
+	return trace_output_complete(o, raw, file) ?: trace_output_compact(o);
 }
 
 void trace_output_discard(struct trace_output *o, int remove)

@@ -78,13 +78,16 @@ int trace_output_finish(struct trace_output *o, struct source *src, uint64_t *ra
 			uint64_t *file);
 
 /*
- * trace_output_finish() in two steps, for a rotation: trace_output_complete() does
- * all but the compact copy (on failure @o is closed, as by trace_output_finish()),
- * trace_output_compact() makes it (v7_compact(): another thread may) and closes @o.
- * Each returns 0 or -errno (logged).
+ * trace_output_finish() in steps, for a rotation, which does the last two on another
+ * thread while its page path goes to the next file: trace_output_seal() refreshes the
+ * command lines and stats and hands the last chunks on (the source is not needed
+ * after it); once the pool has delivered them all (v7_pending(@o->w) is 0),
+ * trace_output_complete() writes the tail and syncs (on failure @o is closed), and
+ * trace_output_compact() makes the compact copy and closes @o. Each returns 0 or
+ * -errno (logged).
  */
-int trace_output_complete(struct trace_output *o, struct source *src, uint64_t *raw,
-			  uint64_t *file);
+int trace_output_seal(struct trace_output *o, struct source *src);
+int trace_output_complete(struct trace_output *o, uint64_t *raw, uint64_t *file);
 int trace_output_compact(struct trace_output *o);
 
 /* Closes @o without finishing it; @remove unlinks the file too. Accepts a closed one. */

@@ -287,6 +287,29 @@ int v7w_flush_data(struct v7_writer *w)
 	return 0;
 }
 
+/**
+ * v7_flush() - hand the partly filled chunks on (to the pool, or into the file)
+ * @w: writer that will take no more pages
+ *
+ * Return: 0 or -errno.
+ */
+int v7_flush(struct v7_writer *w)
+{
+	return v7w_check_state(w, V7_ST_CAPTURE, __func__) ?: v7w_flush_data(w);
+}
+
+/**
+ * v7_pending() - chunks of @w the compression pool has not delivered yet
+ * @w: writer
+ *
+ * Context: the thread that reaps the pool.
+ * Return: their count.
+ */
+unsigned int v7_pending(const struct v7_writer *w)
+{
+	return w->in_pool;
+}
+
 /* Worst-case bytes @p buffered pages take once written as chunks. */
 static uint64_t v7_worst(const struct v7_writer *w, uint64_t p)
 {

@@ -132,6 +132,14 @@ int v7_complete(struct v7_writer *w, const char *cmdlines, size_t cmdlines_len,
 		char *const *cpustat);
 int v7_compact(struct v7_writer *w);
 
+/*
+ * For a rotation that completes the old file elsewhere: v7_flush() hands on its
+ * partly filled chunks; once the reaping thread has seen v7_pending() fall to 0,
+ * v7_complete() touches nothing but @w (no pool) and another thread may call it.
+ */
+int v7_flush(struct v7_writer *w);
+unsigned int v7_pending(const struct v7_writer *w);
+
 /* Bytes of pages accepted and bytes written to the file so far (for status/bench). */
 void v7_counters(const struct v7_writer *w, uint64_t *raw_bytes, uint64_t *file_bytes);
 

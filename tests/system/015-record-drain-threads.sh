@@ -85,6 +85,10 @@ t_eq "default on $(nproc) CPUs: $want drain threads" "$(cat "$TMP/auto.txt")" "$
 # syncs every 50 ms under load (each takes the queues, then the rings under the CPUs'
 # locks), then SIGINT: every marker written before the signal is in the file, in order
 rm -f "$TMP/sig.dat"
+# off first, so that the wait below is for the recorder's "on" (it puts 0 back); with
+# the instance's "on" of its creation the wait passed at once, and writers started
+# before the recording could write uncounted (one run found 3702 of 40000, 0 lost)
+echo 0 >"$TRACEFS/instances/$INST/tracing_on"
 "$RECORDERD" record -B "$INST" -s splice -b 1024 --drain-threads 2 --sync-ms 50 \
 	-o "$TMP/sig.dat" \
 	>"$TMP/sig.log" 2>&1 &

@@ -3,14 +3,17 @@
 # A rotation reads the next file's metadata (every event format of tracefs and
 # /proc/kallsyms: 1.5 s in a 2-vCPU TCG guest, all of which the rings had to hold) and
 # writes the next file's header on a thread of its own, while the page path goes on
-# moving pages into the old file; then the old file's compact copy (the whole file
-# copied and synced) is made on that thread while the pages go to the new one (issue:
+# moving pages into the old file; then the old file is finished while the pages go
+# to the new one: its last chunks are reaped between those pages, its tail, sync and
+# compact copy (the whole file copied and synced) are done on that thread (issue:
 # never the bottleneck). Under strace, a daemon whose event loop moves the pages
 # (splice, 2 CPUs: no drain threads) rotates 3 times while markers come:
 #  - the page path opens /proc/kallsyms once, for the first file; each rotation's
 #    copy is read by another thread (before: all four on the page path);
 #  - the page path creates the first file, another thread the next three, and the
 #    compact copies of the three finished by rotations (.NAME.finishing);
+#  - the last fdatasync of each of those three before its compact copy (its final
+#    tail's) is another thread's;
 #  - the page path moved pages while a rotation's metadata were being read;
 #  - over all files the markers are 1..N, each once, in order.
 source "$(dirname "$0")/../lib/tap.sh"
@@ -23,7 +26,7 @@ if [ "$(nproc)" -ge 4 ]; then
 	t_done
 fi
 
-strace -f -o "$TMP/st" -e trace=openat,splice,exit \
+strace -f -o "$TMP/st" -e trace=openat,splice,fdatasync,exit \
 	"$RECORDERD" start --socket "$SOCK" -i "$INST" -d "$OUT" --foreground -C zstd \
 	-O source=splice -O rotate_size=0 -O period_ms=50 -O sync_ms=200 \
 	>"$TMP/d.log" 2>&1 &
@@ -63,6 +66,27 @@ on_path=0
 for tid in $movers; do on_path=$((on_path + $(compacted "$tid"))); done
 t_eq "compact copies made by the page path (at stop: 1)" "$on_path" 1
 t_eq "compact copies made by another thread" "$(( $(compacted '[0-9]+') - on_path))" 3
+# per file a rotation finished: the thread of its last fdatasync before its copy
+last_sync_by_mover=0
+for f in $(ls "$OUT"/*.dat | head -n 3); do
+	# "N:PID openat(..." and its fd, on that line or where strace resumes it
+	read -r from fd < <(awk -v f="\"$f\"," '
+		!at && $2 == "openat(AT_FDCWD," && $3 == f && /O_CREAT/ {
+			at = NR; pid = $1
+			if ($0 !~ /unfinished/) { print at, $NF; exit }
+			next
+		}
+		at && $1 == pid && /openat resumed/ { print at, $NF; exit }' "$TMP/st")
+	to=$(grep -nE "openat\(AT_FDCWD, \"$(dirname "$f")/\.$(basename "$f")\.finishing\"" \
+		"$TMP/st" | head -n 1 | cut -d: -f1)
+	tid=$(sed -n "${from:-1},${to:-1}p" "$TMP/st" | grep -E "^[0-9]+ +fdatasync\($fd[)<, ]" |
+		tail -n 1 | awk '{ print $1 }')
+	echo "# $(basename "$f"): fd $fd, last fdatasync by ${tid:-nobody}"
+	if [ -z "$tid" ] || grep -qw "$tid" <<<"$movers"; then
+		last_sync_by_mover=$((last_sync_by_mover + 1))
+	fi
+done
+t_eq "files whose final sync was the page path's (or none)" "$last_sync_by_mover" 0
 # lines of the first rotation's reader, from its first format file to its kallsyms
 reader=$(grep -E '^[0-9]+ +openat\(AT_FDCWD, "/proc/kallsyms"' "$TMP/st" |
 	awk '{ print $1 }' | grep -vxF -f <(tr ' ' '\n' <<<"$movers" | grep .) | head -n 1)
