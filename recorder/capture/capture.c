@@ -50,6 +50,7 @@
  */
 #define ROTATE_ROUNDS	1024
 #define PUMP_WHILE_MS	2	/* see pump_while() */
+#define REAP_OLD_HELP_MS 500	/* see reap_old() */
 
 struct capture {
 	struct trace_output		out;		/* the file being written */
@@ -85,6 +86,8 @@ struct capture {
 	int				moved;		/* pages moved since the last sync */
 	uint64_t			resync_at;	/* sync again once the pool delivered
 							 * this many jobs (0: no) */
+	void				(*waiting)(void *arg, uint64_t waited_ms);
+	void				*waiting_arg;
 	int				excl;		/* files must not exist yet */
 	int				gid;		/* their group, 0 = ours */
 	double				seconds;
@@ -397,6 +400,8 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	/* The output first: a bad path must not change any tracing state. */
 	c->excl = p->excl;
 	c->gid = p->gid;
+	c->waiting = p->waiting;
+	c->waiting_arg = p->waiting_arg;
 	ret = trace_output_open(&c->out, p->output ? p->output : "trace.dat", p->excl, c->gid);
 	if (ret)
 		goto fail;
@@ -752,6 +757,13 @@ int capture_stop(struct capture *c)
 	return c->error;
 }
 
+/* The caller's hook (capture_params.waiting), with the ms since @t0_ns. */
+static void waiting(struct capture *c, uint64_t t0_ns)
+{
+	if (c->waiting)
+		c->waiting(c->waiting_arg, (mono_ns() - t0_ns) / 1000000ULL);
+}
+
 /*
  * Runs @fn(@arg) on a thread of its own (util/bg_call.h) while this one goes on moving
  * pages into the current file, and syncing it when due, every PUMP_WHILE_MS as
@@ -761,6 +773,7 @@ int capture_stop(struct capture *c)
 static void pump_while(struct capture *c, void (*fn)(void *), void *arg)
 {
 	struct pollfd pfd = { .events = POLLIN };
+	uint64_t t0 = mono_ns();
 	struct bg_call *b;
 	int pumping = 1, err;
 
@@ -774,6 +787,7 @@ static void pump_while(struct capture *c, void (*fn)(void *), void *arg)
 		if (pumping && capture_service(c, -1) < 0)
 			pumping = 0;
 		poll(&pfd, 1, pumping ? PUMP_WHILE_MS : 100);
+		waiting(c, t0);
 	}
 	bg_call_finish(b);
 }
@@ -806,7 +820,7 @@ static void finish_job(void *arg)
 	struct rotate_job *j = arg;
 
 	if (j->sealed && !trace_output_complete(&j->old, &j->raw, &j->file))
-		trace_output_compact(&j->old);
+		trace_output_compact(&j->old, &j->file);
 	if (j->old.w)
 		v7_counters(j->old.w, &j->raw, &j->file);
 	trace_output_discard(&j->old, 0);
@@ -814,21 +828,27 @@ static void finish_job(void *arg)
 
 /*
  * The old file's chunks still compressing reach it as the pool delivers them: reaped
- * here, between pages for the new file. Only this thread reaps the pool; after this
- * nothing of the old file is in it.
+ * here, between pages for the new file. The workers (idle priority) get the CPU the
+ * workload leaves; when that was too little for REAP_OLD_HELP_MS, this thread
+ * compresses a chunk itself between page moves, as a full pool makes it do. Only this
+ * thread reaps the pool; after this nothing of the old file is in it.
  */
 static void reap_old(struct capture *c, struct trace_output *old)
 {
 	struct pollfd pfd = { .events = POLLIN };
+	uint64_t t0 = mono_ns();
 	long ret = 0;
 
 	if (!old->w || !v7_pending(old->w))
 		return;
 	pfd.fd = chunk_pool_fd(c->pool);
 	while (v7_pending(old->w) && ret >= 0) {
-		if (poll(&pfd, 1, PUMP_WHILE_MS) > 0)
+		if (mono_ns() - t0 >= REAP_OLD_HELP_MS * 1000000ULL)
+			chunk_pool_reap(c->pool, CHUNK_POOL_ONE);
+		else if (poll(&pfd, 1, PUMP_WHILE_MS) > 0)
 			ret = capture_service(c, CAPTURE_FD_CHUNKS);
 		ret = ret < 0 ? ret : capture_service(c, -1);
+		waiting(c, t0);
 	}
 	/* the new file's error, or a full region: the old file's chunks all the same */
 	if (v7_pending(old->w))
@@ -888,6 +908,11 @@ int capture_rotate(struct capture *c, const char *output)
 	pump_while(c, create_job, &job);	/* its header: ~7 MB, kallsyms most of it */
 	if (job.ret)
 		return job.ret;
+	/* the pages moved meanwhile may have met the source's error: no new file then */
+	if (c->error && c->error != v7_error(c->out.w)) {
+		trace_output_discard(&job.next, 1);
+		return c->error;
+	}
 	next = job.next;
 	next.names = c->names;
 

@@ -58,6 +58,14 @@ struct capture_params {
 	unsigned int		batch_pages;	/* pages per CPU per wake-up, 0 = 256 */
 	int			watermark;	/* buffer_percent to wake at, 0 = 10, -1 = leave */
 	int			durable;	/* each sync survives a power cut (fdatasync) */
+	/*
+	 * Called every few ms while a rotation waits for its helper thread (the next
+	 * file's header, the old one's sync and compact copy: a slow disk can make that
+	 * seconds), with the ms waited so far: the caller's thread is busy, not hung (the
+	 * daemon's watchdog). NULL = none.
+	 */
+	void			(*waiting)(void *arg, uint64_t waited_ms);
+	void			*waiting_arg;
 };
 
 /* capture_fd.cpu of the compression pool's fd: compressed chunks are ready. */

@@ -286,10 +286,13 @@ int trace_output_complete(struct trace_output *o, uint64_t *raw, uint64_t *file)
 	return ret;
 }
 
-int trace_output_compact(struct trace_output *o)
+int trace_output_compact(struct trace_output *o, uint64_t *file)
 {
 	int ret = o->w ? v7_compact(o->w) : 0;
 
+	/* the compact file's size, where it was made */
+	if (o->w)
+		v7_counters(o->w, NULL, file);
 	trace_output_discard(o, 0);
 	return ret;
 }
@@ -304,7 +307,7 @@ int trace_output_finish(struct trace_output *o, struct source *src, uint64_t *ra
 		trace_output_discard(o, 0);
 		return ret;
 	}
-	return trace_output_complete(o, raw, file) ?: trace_output_compact(o);
+	return trace_output_complete(o, raw, file) ?: trace_output_compact(o, file);
 }
 
 void trace_output_discard(struct trace_output *o, int remove)

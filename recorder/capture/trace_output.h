@@ -83,12 +83,12 @@ int trace_output_finish(struct trace_output *o, struct source *src, uint64_t *ra
  * command lines and stats and hands the last chunks on (the source is not needed
  * after it); once the pool has delivered them all (v7_pending(@o->w) is 0),
  * trace_output_complete() writes the tail and syncs (on failure @o is closed), and
- * trace_output_compact() makes the compact copy and closes @o. Each returns 0 or
- * -errno (logged).
+ * trace_output_compact() makes the compact copy, sets @file (may be NULL) to the
+ * bytes of the file it leaves, and closes @o. Each returns 0 or -errno (logged).
  */
 int trace_output_seal(struct trace_output *o, struct source *src);
 int trace_output_complete(struct trace_output *o, uint64_t *raw, uint64_t *file);
-int trace_output_compact(struct trace_output *o);
+int trace_output_compact(struct trace_output *o, uint64_t *file);
 
 /* Closes @o without finishing it; @remove unlinks the file too. Accepts a closed one. */
 void trace_output_discard(struct trace_output *o, int remove);

@@ -27,6 +27,7 @@
 #include "daemon_local.h"
 #include "lastboot/lastboot.h"
 #include "rotate.h"
+#include "sentinel.h"
 #include "ftring_abi.h"
 
 static void capture_failed(struct recd *d, long err);
@@ -132,6 +133,14 @@ int dmn_after_crash(struct recd *d)
 	return r < 0 ? r : 0;
 }
 
+/* capture_params.waiting: a rotation's wait for its file thread (capture.h) */
+static void capture_waiting(void *arg, uint64_t waited_ms)
+{
+	struct recd *d = arg;
+
+	sentinel_busy(d->sn, waited_ms);
+}
+
 int dmn_capture_open(struct recd *d, const char *path)
 {
 	const struct rec_config *c = &d->cfg;
@@ -156,6 +165,8 @@ int dmn_capture_open(struct recd *d, const char *path)
 		.take_over = d->take_over,
 		.orphan_only = d->salvage,
 		.gid = c->group_gid,
+		.waiting = capture_waiting,
+		.waiting_arg = d,
 	};
 	int err = 0;
 

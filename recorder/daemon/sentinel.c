@@ -288,6 +288,12 @@ void sentinel_beat(struct sentinel *s)
 		atomic_store(&s->beat_ms, mono_ms());
 }
 
+void sentinel_busy(struct sentinel *s, uint64_t busy_ms)
+{
+	if (busy_ms < SENTINEL_IO_MAX_MS)
+		sentinel_beat(s);
+}
+
 void sentinel_set_state(struct sentinel *s, unsigned int state)
 {
 	if (s)

@@ -42,6 +42,13 @@ void sentinel_set_state(struct sentinel *s, unsigned int state);
 /* The loop turned and is capturing (its watchdog timer, in RUNNING or STOPPING). */
 void sentinel_beat(struct sentinel *s);
 
+/*
+ * The loop's thread, in one step of its work for @busy_ms (a rotation waiting for the
+ * thread that writes the files), is alive: a beat, as for a loop on I/O, for
+ * SENTINEL_IO_MAX_MS at most.
+ */
+void sentinel_busy(struct sentinel *s, uint64_t busy_ms);
+
 /* Read end of the pipe of connections handed back (an int fd each), or -1. */
 int sentinel_handoff_fd(const struct sentinel *s);
 

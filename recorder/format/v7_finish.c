@@ -105,9 +105,10 @@ static int write_compact(struct v7_writer *w, int old)
 	ret = ret ?: v7w_patch_u64(w, w->buf_sec + 8, end - meta);
 	ret = ret ?: v7w_patch_u64(w, w->opt_ptr, opt_off);
 	ret = ret ?: v7w_truncate(w, end + tail.len);
-	v7_buf_free(&tail);
+	/* the size of the file left: before the free, which zeroes tail.len */
 	if (!ret)
 		w->file_bytes = end + tail.len;
+	v7_buf_free(&tail);
 	return ret;
 }
 

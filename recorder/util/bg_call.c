@@ -4,11 +4,13 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "bg_call.h"
+#include "log.h"
 #include "thread.h"
 
 struct bg_call {
@@ -17,6 +19,7 @@ struct bg_call {
 	void		*arg;
 	int		efd;	/* written once @done is set */
 	atomic_int	done;
+	char		error[256];	/* the first error @fn logged, for the caller */
 };
 
 static void *run(void *arg)
@@ -25,7 +28,9 @@ static void *run(void *arg)
 	uint64_t one = 1;
 	ssize_t n;
 
+	log_mark_errors();
 	b->fn(b->arg);
+	snprintf(b->error, sizeof(b->error), "%s", log_first_error());
 	atomic_store(&b->done, 1);
 	/* one write to a fresh eventfd cannot fail; @done says it all the same */
 	n = write(b->efd, &one, sizeof(one));
@@ -71,6 +76,7 @@ int bg_call_done(const struct bg_call *b)
 void bg_call_finish(struct bg_call *b)
 {
 	pthread_join(b->thread, NULL);
+	log_keep_error(b->error);
 	close(b->efd);
 	free(b);
 }

@@ -17,7 +17,10 @@ struct bg_call *bg_call_start(void (*fn)(void *), void *arg, const char *name, i
 int bg_call_fd(const struct bg_call *b);
 int bg_call_done(const struct bg_call *b);
 
-/* Waits for @fn to return and frees @b. */
+/*
+ * Waits for @fn to return and frees @b. The first error @fn logged becomes the
+ * caller's log_first_error() if it has none yet (log_keep_error()).
+ */
 void bg_call_finish(struct bg_call *b);
 
 #endif /* REC_UTIL_BG_CALL_H */

@@ -23,6 +23,12 @@ const char *log_first_error(void)
 	return first_error;
 }
 
+void log_keep_error(const char *msg)
+{
+	if (marked && !first_error[0] && msg[0])
+		snprintf(first_error, sizeof(first_error), "%s", msg);
+}
+
 void log_msg(int level, const char *fmt, ...)
 {
 	char buf[1024];

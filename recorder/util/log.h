@@ -20,6 +20,9 @@ void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 void log_mark_errors(void);
 const char *log_first_error(void);
 
+/* An error a helper thread logged for this one (util/bg_call.c): kept as if logged here. */
+void log_keep_error(const char *msg);
+
 #define log_err(...)	log_msg(LOG_LVL_ERR, __VA_ARGS__)
 #define log_warn(...)	log_msg(LOG_LVL_WARN, __VA_ARGS__)
 #define log_info(...)	log_msg(LOG_LVL_INFO, __VA_ARGS__)

@@ -15,6 +15,7 @@
 #  - the last fdatasync of each of those three before its compact copy (its final
 #    tail's) is another thread's;
 #  - the page path moved pages while a rotation's metadata were being read;
+#  - status counts the finished files' bytes as their size on disk (compact);
 #  - over all files the markers are 1..N, each once, in order.
 source "$(dirname "$0")/../lib/tap.sh"
 source "$(dirname "$0")/../lib/recd.sh"
@@ -41,6 +42,7 @@ for r in 1 2 3; do
 done
 wait "$wpid"
 sleep 0.5
+st=$(recd status --json)
 recd stop >/dev/null
 wait "$spid"
 
@@ -100,6 +102,11 @@ t_check "pages moved while the metadata were read ($moved splice calls)" test "$
 
 files=("$OUT"/*.dat)
 t_eq "four files" "${#files[@]}" 4
+# what status counts for the finished files is their size on disk (the compact one)
+done_bytes=$("$PY" -c 'import json, sys
+s = json.loads(sys.argv[1]); print(s["file_bytes"] - s["current_file_bytes"])' "$st")
+t_eq "status: bytes of the finished files" "$done_bytes" \
+	"$(stat -c %s "${files[@]:0:3}" | awk '{ n += $1 } END { print n }')"
 for f in "${files[@]}"; do
 	report_to "$f" "$TMP/rep" || echo "# report fails: $f"
 	markers_in "$TMP/rep" m
