@@ -24,6 +24,21 @@ since_log() { journalctl --no-pager -o short-monotonic --after-cursor="$CURSOR" 
 unit_log() { since_log -u recorderd "$@"; }
 # last LINES FILE: the file's last lines on one line, for a failure message.
 last() { tail -n "$1" "$2" | tr '\n' ' '; }
+# reloaded ERE FILE: `systemctl reload` only sends SIGHUP (systemd 252 does not wait for
+# the reload to end): waits for the daemon's reload handler to log (ERE in the unit's
+# journal since mark_journal), then for its loop to answer again (the handler is done),
+# with `recorderd status` in FILE; 120 s at most. A fixed 2 s was too short for a bad
+# reload, which starts two captures: status was answered "stalled" by the sentinel,
+# twice in CI.
+reloaded() {
+	_i=0
+	while [ $_i -lt 240 ] && ! unit_log | grep -qE "$1"; do sleep 0.5; _i=$((_i + 1)); done
+	recorderd status >"$2" 2>&1
+	while [ $_i -lt 240 ] && ! grep -q '^recorderd: running' "$2"; do
+		sleep 0.5; _i=$((_i + 1))
+		recorderd status >"$2" 2>&1
+	done
+}
 
 # --- 1. install, offline ------------------------------------------------------------
 cd /vm/bin || exit 1
@@ -161,16 +176,14 @@ pid=$(systemctl show -p MainPID --value recorderd)
 # a good reload (one more event), then a bad one (an event that does not exist)
 sed -i 's/^events *=.*/&, sched:sched_process_exec/' $conf
 g_check sd.reload systemctl reload recorderd
-sleep 2
-recorderd status >"$O/status-reload.txt" 2>&1
+reloaded 'configuration reloaded' "$O/status-reload.txt"
 if grep -q 'sched_process_exec' "$O/status-reload.txt"; then g_ok sd.reload-applied; else
 	g_fail sd.reload-applied "events after reload: $(grep events: "$O/status-reload.txt")"; fi
 cp $conf /tmp/good.conf
 sed -i 's/^events *=.*/events = nosuch:event/' $conf
 systemctl reload recorderd
-sleep 2
+reloaded 'reload rejected|going on with the old one' "$O/status-bad-reload.txt"
 g_eq sd.bad-reload-keeps-running "$(systemctl is-active recorderd) $(systemctl show -p MainPID --value recorderd)" "active $pid"
-recorderd status >"$O/status-bad-reload.txt" 2>&1
 if grep -q 'sched_process_exec' "$O/status-bad-reload.txt"; then g_ok sd.bad-reload-old-capture; else
 	g_fail sd.bad-reload-old-capture "$(grep events: "$O/status-bad-reload.txt")"; fi
 cp /tmp/good.conf $conf
