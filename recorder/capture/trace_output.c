@@ -259,27 +259,26 @@ int trace_output_refresh(struct trace_output *o, struct source *src)
 	return refresh(o, src, 0);
 }
 
-int trace_output_seal(struct trace_output *o, struct source *src)
+/* A step of finishing @o failed with @ret (when nonzero): said once, as it stands. */
+static int finish_failed(const struct trace_output *o, int ret)
 {
-	int ret;
-
-	refresh(o, src, 1);
-	ret = v7_flush(o->w);
 	if (ret)
 		log_err("finishing %s: %s; it keeps every chunk up to its last sync", o->path,
 			strerror(-ret));
 	return ret;
 }
 
+int trace_output_seal(struct trace_output *o, struct source *src)
+{
+	refresh(o, src, 1);
+	return finish_failed(o, v7_flush(o->w));
+}
+
 int trace_output_complete(struct trace_output *o, uint64_t *raw, uint64_t *file)
 {
-	int ret;
-
 	/* The writer syncs what it completes (v7_finish.c). */
-	ret = v7_complete(o->w, NULL, 0, NULL);
-	if (ret)
-		log_err("finishing %s: %s; it keeps every chunk up to its last sync", o->path,
-			strerror(-ret));
+	int ret = finish_failed(o, v7_complete(o->w, NULL, 0, NULL));
+
 	v7_counters(o->w, raw, file);
 	if (ret)
 		trace_output_discard(o, 0);
