@@ -7,6 +7,8 @@
 # written in the guest come back in its snapshot (read here with trace-cmd report), the
 # service stops cleanly and removing the packages takes the module out of DKMS
 # (tests/vm/guest/deb-install.sh).
+# The guest needs one host core for 9 minutes and nothing of the host's timing:
+# tests/run: alongside
 . "$(dirname "$0")/../lib/tap.sh"
 . "$TOP/tests/vm/lib.sh"
 
