@@ -129,7 +129,8 @@ static ssize_t ftring_marker_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
 	size_t len = min_t(size_t, count, FTRING_MARKER_MAX);
-	u64 stack[FTRING_MARKER_STACK / 8];
+	/* not zeroed (INIT_STACK_ALL_ZERO): only the bytes copied in are read */
+	u64 stack[FTRING_MARKER_STACK / 8] __uninitialized;
 
 	if (!count)
 		return 0;

@@ -187,7 +187,7 @@ static void probe_softirq_exit(void *data, unsigned int vec)
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
 	struct ftring_ev_sys_enter *ev;
-	unsigned long args[6];
+	unsigned long args[6] __uninitialized;	/* all six set below */
 	struct rb_cpu *buf;
 	int i;
 

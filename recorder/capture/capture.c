@@ -811,7 +811,8 @@ static void collect_job(void *arg)
 {
 	struct rotate_job *j = arg;
 
-	j->ret = meta_collect(&j->meta, j->c->instance);
+	/* the page path only reads c->meta meanwhile */
+	j->ret = meta_collect_since(&j->meta, j->c->instance, &j->c->meta);
 }
 
 /* The old file, its last chunks delivered: its tail, sync and compact copy. */
@@ -865,9 +866,10 @@ static void create_job(void *arg)
 
 /*
  * Each file carries the metadata of its own start: kallsyms with the modules loaded
- * since, event formats of events created since. When they cannot be read, the
- * previous ones serve (said once in the log). Reading all of tracefs' formats and
- * kallsyms took 1.5 s in a 2-vCPU TCG guest: the pages go on moving meanwhile.
+ * since, event formats of events created since (read again only then). When they
+ * cannot be read, the previous ones serve (said once in the log). Reading all of
+ * tracefs' formats and kallsyms took 1.5 s in a 2-vCPU TCG guest: the pages go on
+ * moving meanwhile.
  */
 static void refresh_meta(struct capture *c, struct rotate_job *j)
 {

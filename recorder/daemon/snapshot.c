@@ -40,6 +40,7 @@ struct flight {
 	size_t			cap;		/* pages of history per CPU: the ring's size */
 	unsigned int		page_size;
 	struct history		*hist;		/* [ncpus] */
+	struct trace_meta	meta;		/* the last snapshot's (meta_collect_since) */
 };
 
 struct flight *flight_start(const struct rec_config *c, int take_over, int *err)
@@ -170,7 +171,7 @@ int flight_snapshot(struct flight *f, const char *path, const struct rec_config 
 	uint64_t max;
 	int ret;
 
-	ret = meta_collect(&m, f->instance);
+	ret = meta_collect_since(&m, f->instance, &f->meta);
 	if (ret)
 		goto out;
 	src = source_open(f->ops, &f->sp, &ret);
@@ -228,7 +229,13 @@ int flight_snapshot(struct flight *f, const char *path, const struct rec_config 
 out:
 	free(buf);
 	source_close(src);
-	meta_free(&m);
+	if (!ret) {
+		/* the next snapshot's formats come from these while nothing changes */
+		meta_free(&f->meta);
+		f->meta = m;
+	} else {
+		meta_free(&m);
+	}
 	return ret;
 }
 
@@ -259,6 +266,7 @@ void flight_stop(struct flight *f)
 	for (int i = 0; f->hist && i < f->ncpus; i++)
 		free(f->hist[i].pages);
 	free(f->hist);
+	meta_free(&f->meta);
 	tracing_free(f->tr);
 	free(f->instance);
 	free(f);

@@ -52,6 +52,39 @@ int meta_system_add(struct meta_system *s, const char *name, const char *text, s
 	return 0;
 }
 
+static int copy_system(struct meta_system *dst, const struct meta_system *src)
+{
+	int i, ret = 0;
+
+	dst->name = src->name ? strdup(src->name) : NULL;
+	if (src->name && !dst->name)
+		return -ENOMEM;
+	for (i = 0; i < src->nr_events && !ret; i++)
+		ret = meta_system_add(dst, src->events[i].name, src->events[i].text,
+				      src->events[i].len);
+	return ret;
+}
+
+int meta_copy_formats(struct trace_meta *dst, const struct trace_meta *src)
+{
+	int i, ret;
+
+	ret = copy_system(&dst->ftrace, &src->ftrace);
+	if (ret)
+		return ret;
+	dst->systems = calloc(src->nr_systems ? src->nr_systems : 1, sizeof(*dst->systems));
+	if (!dst->systems)
+		return -ENOMEM;
+	for (i = 0; i < src->nr_systems; i++) {
+		/* counted first: meta_free() frees a half-copied one too */
+		dst->nr_systems++;
+		ret = copy_system(&dst->systems[i], &src->systems[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /**
  * meta_page_size() - the trace page (sub-buffer) size header_page describes
  * @text: the events/header_page file
@@ -223,5 +256,6 @@ void meta_free(struct trace_meta *m)
 	free(m->printk);
 	free(m->trace_clock);
 	free(m->clock);
+	free(m->formats_key);
 	memset(m, 0, sizeof(*m));
 }

@@ -37,6 +37,13 @@ struct trace_meta {
 	char			*trace_clock;	/* the whole trace_clock file */
 	char			*clock;		/* selected clock name, e.g. "local" */
 	unsigned int		page_size;	/* from header_page (data offset + size) */
+	/*
+	 * What the formats were read under (/proc/modules, the dynamic events): only a
+	 * module or a dynamic event adds or changes an event format, so the same key
+	 * again means the same formats (meta_collect_since). NULL: not known.
+	 */
+	char			*formats_key;
+	size_t			formats_key_len;
 };
 
 /*
@@ -44,6 +51,16 @@ struct trace_meta {
  * Returns 0 or -errno with a message logged. (source/meta_collect.c)
  */
 int meta_collect(struct trace_meta *m, const char *instance);
+
+/*
+ * meta_collect() for the next file of a capture: the event formats are copied from
+ * @prev (NULL: read) when no module or dynamic event came or went since @prev was
+ * read; everything else is read again. (source/meta_collect.c)
+ */
+int meta_collect_since(struct trace_meta *m, const char *instance, const struct trace_meta *prev);
+
+/* Copies @src's event formats (ftrace and every system) into @dst's. 0 or -ENOMEM. */
+int meta_copy_formats(struct trace_meta *dst, const struct trace_meta *src);
 
 /* The page size events/header_page @text describes, or 0 when it cannot be parsed. */
 unsigned int meta_page_size(const char *text, size_t len);
