@@ -5,14 +5,9 @@
 #include <sys/epoll.h>
 
 #include "capture_pump.h"
+#include "util/mono_clock.h"
+#include "util/park.h"
 
-/*
- * How long a parked fd stays out of the loop. Not a whole tick: a wake-up that finds
- * nothing is often one the tick had just served, and a flood fills a 1 MiB ring in
- * ~45 ms (one-vCPU guest benchmark), so parking for the 200 ms tick lost ~50 000
- * events there. At most 100 wake-ups a second per CPU where readiness stays stale.
- */
-#define PUMP_PARK_MS	10
 /* Ticks that found nothing for this long: the tick slows down to the sync interval. */
 #define PUMP_IDLE_MS	1000
 
@@ -23,9 +18,11 @@ struct capture_pump {
 	void			*arg;
 	int			nfds;
 	struct capture_fd	*fds;
-	char			*parked;	/* out of the loop for PUMP_PARK_MS */
+	char			*parked;	/* out of the loop for a while (util/park.h) */
+	unsigned int		*empties;	/* empty wake-ups in a row, per fd */
 	int			park_timer;	/* loop timer id, armed while any is parked */
 	int			park_armed;
+	uint64_t		park_at;	/* when it fires (mono_ns) */
 	int			cpu_fds;	/* CPUs with a wake-up fd */
 	unsigned int		idle_ms;	/* ticks that found nothing, in ms */
 };
@@ -46,11 +43,20 @@ static void on_fd(struct loop *l, int fd, uint32_t events, void *arg)
 			p->fail(p->arg, ret);
 			return;
 		}
+		if (ret > 0)
+			p->empties[i] = 0;
 		if (ret == 0 && !p->parked[i] && p->fds[i].cpu >= 0) {
+			unsigned int ms = park_ms(&p->empties[i]);
+			uint64_t at = mono_ns() + ms * 1000000ULL;
+
 			loop_del_fd(l, fd);
 			p->parked[i] = 1;
-			if (!p->park_armed && !loop_set_timer(l, p->park_timer, PUMP_PARK_MS))
+			/* one timer: the earliest park ends all of them */
+			if ((!p->park_armed || at < p->park_at) &&
+			    !loop_set_timer(l, p->park_timer, ms)) {
 				p->park_armed = 1;
+				p->park_at = at;
+			}
 		}
 		return;
 	}
@@ -87,9 +93,10 @@ struct capture_pump *capture_pump_start(struct loop *l, struct capture *c,
 	/* a CPU's fd each, and the compression pool's */
 	p->fds = calloc(st.ncpus > 0 ? (size_t)st.ncpus + 1 : 1, sizeof(*p->fds));
 	p->parked = calloc(st.ncpus > 0 ? (size_t)st.ncpus + 1 : 1, 1);
+	p->empties = calloc(st.ncpus > 0 ? (size_t)st.ncpus + 1 : 1, sizeof(*p->empties));
 	/* created disarmed: armed only while an fd is parked */
 	p->park_timer = loop_add_timer(l, 0, on_park_timer, p);
-	if (!p->fds || !p->parked || p->park_timer < 0) {
+	if (!p->fds || !p->parked || !p->empties || p->park_timer < 0) {
 		capture_pump_stop(p);
 		errno = ENOMEM;
 		return NULL;
@@ -140,5 +147,6 @@ void capture_pump_stop(struct capture_pump *p)
 		loop_del_timer(p->loop, p->park_timer);
 	free(p->fds);
 	free(p->parked);
+	free(p->empties);
 	free(p);
 }

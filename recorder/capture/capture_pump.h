@@ -2,9 +2,10 @@
 /*
  * Drives a capture (capture.h) from an event loop (loop.h): watches each CPU's wake-up
  * fd and services the CPU that woke; an fd whose wake-up had nothing whole to move (a
- * page still being written, or a wake-up the tick had already served) is parked for
- * PUMP_PARK_MS, since a level-triggered wake-up would spin; each tick un-parks and
- * services every CPU. The one page pump of `recorderd record` and the daemon.
+ * page still being written, or a wake-up the tick had already served) is parked for a
+ * while (util/park.h: 1 ms, doubling while it stays empty), since a level-triggered
+ * wake-up would spin; each tick un-parks and services every CPU. The one page pump of
+ * `recorderd record` and the daemon.
  */
 #ifndef REC_CAPTURE_PUMP_H
 #define REC_CAPTURE_PUMP_H

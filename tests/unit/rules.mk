@@ -2,3 +2,6 @@
 # test_v7_writer simulates power cuts: the writer's file updates are recorded through
 # these wrappers (test_v7_writer.c, "Power cut simulation").
 $(B)/tests/test_v7_writer: LDFLAGS += -Wl,--wrap=pwrite,--wrap=fdatasync,--wrap=ftruncate,--wrap=fallocate
+# test_capture_pump drives the pump with a scripted capture and records its parks.
+$(B)/tests/test_capture_pump: LDFLAGS += -Wl,--wrap=capture_service,--wrap=capture_status \
+	-Wl,--wrap=capture_fds,--wrap=loop_set_timer,--wrap=loop_add_timer
