@@ -40,7 +40,7 @@ struct flight {
 	size_t			cap;		/* pages of history per CPU: the ring's size */
 	unsigned int		page_size;
 	struct history		*hist;		/* [ncpus] */
-	struct trace_meta	meta;		/* the last snapshot's (meta_collect_since) */
+	struct trace_meta	meta;		/* the last snapshot's formats (meta_collect_since) */
 };
 
 struct flight *flight_start(const struct rec_config *c, int take_over, int *err)
@@ -232,6 +232,7 @@ out:
 	if (!ret) {
 		/* the next snapshot's formats come from these while nothing changes */
 		meta_free(&f->meta);
+		meta_keep_formats(&m);
 		f->meta = m;
 	} else {
 		meta_free(&m);

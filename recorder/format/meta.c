@@ -236,6 +236,19 @@ int meta_add_module_formats(struct trace_meta *m, const char *text, size_t len)
 	return ret == -EINVAL ? -EPROTO : ret;
 }
 
+void meta_keep_formats(struct trace_meta *m)
+{
+	free(m->header_page);
+	free(m->header_event);
+	free(m->kallsyms);
+	free(m->printk);
+	free(m->trace_clock);
+	free(m->clock);
+	m->header_page = m->header_event = m->kallsyms = m->printk = NULL;
+	m->trace_clock = m->clock = NULL;
+	m->header_page_len = m->header_event_len = m->kallsyms_len = m->printk_len = 0;
+}
+
 /**
  * meta_free() - free what meta_collect()/meta_add_system_text() allocated
  * @m: metadata (may be all zeros)

@@ -59,6 +59,12 @@ int meta_collect(struct trace_meta *m, const char *instance);
  */
 int meta_collect_since(struct trace_meta *m, const char *instance, const struct trace_meta *prev);
 
+/*
+ * Frees all of @m but its event formats and their key: what meta_collect_since() needs
+ * of the previous set, kept between a flight recorder's snapshots.
+ */
+void meta_keep_formats(struct trace_meta *m);
+
 /* Copies @src's event formats (ftrace and every system) into @dst's. 0 or -ENOMEM. */
 int meta_copy_formats(struct trace_meta *dst, const struct trace_meta *src);
 

@@ -123,55 +123,111 @@ out:
 	return ret;
 }
 
-/*
- * Appends "@name:" and the file at @path to the key; a file this kernel does not have
- * adds nothing. 0, or -1 when the file is there but cannot be read.
- */
-static int key_add(char **key, size_t *len, const char *name, const char *path)
+/* Appends "@name:" and @n bytes of @text to the key. 0 or -1 (no memory). */
+static int key_put(char **key, size_t *len, const char *name, const char *text, size_t n)
 {
-	size_t n = 0;
-	char *text = path ? fio_read_whole(path, &n) : NULL, *grown;
+	char *grown = realloc(*key, *len + strlen(name) + 1 + n + 1);
 
-	if (!text)
-		return path && errno == ENOENT ? 0 : -1;
-	/* the name too: the same text in another file is another key */
-	grown = realloc(*key, *len + strlen(name) + 1 + n + 1);
-	if (!grown) {
-		free(text);
+	if (!grown)
 		return -1;
-	}
 	*key = grown;
 	*len += (size_t)sprintf(*key + *len, "%s:", name);
 	memcpy(*key + *len, text, n);
 	*len += n;
 	(*key)[*len] = '\0';
-	free(text);
 	return 0;
+}
+
+/*
+ * /proc/modules without the columns that change with use (references, users): name,
+ * size, state and address. A module loaded again at the same address with the same
+ * size keeps its key: its events, if enabled again meanwhile, would carry the formats
+ * (and IDs) of its previous load.
+ */
+static int key_add_modules(char **key, size_t *len)
+{
+	size_t n = 0, out = 0;
+	char *text = fio_read_whole("/proc/modules", &n), *line, *save = NULL, *f[6];
+	int ret;
+
+	if (!text)
+		return errno == ENOENT ? 0 : -1;	/* ENOENT: no modules */
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *fsave = NULL;
+		int k = 0;
+
+		for (char *t = strtok_r(line, " ", &fsave); t && k < 6;
+		     t = strtok_r(NULL, " ", &fsave))
+			f[k++] = t;
+		if (k < 6)
+			continue;
+		/* in place: the output never outruns the input */
+		out += (size_t)sprintf(text + out, "%s %s %s %s\n", f[0], f[1], f[4], f[5]);
+	}
+	ret = key_put(key, len, "modules", text, out);
+	free(text);
+	return ret;
+}
+
+/*
+ * A dynamic-event file, and the ID of each event it lists ("p:GROUP/NAME ..."): an
+ * event removed and defined again the same way gets a new ID. A file the kernel does
+ * not have adds nothing. 0, or -1 when it cannot be read.
+ */
+static int key_add_dynamic(char **key, size_t *len, const char *file)
+{
+	char *path = tracefs_get_tracing_file(file), *text, *line, *save = NULL;
+	size_t n = 0;
+	int ret;
+
+	text = path ? fio_read_whole(path, &n) : NULL;
+	tracefs_put_tracing_file(path);
+	if (!text)
+		return path && errno == ENOENT ? 0 : -1;
+	ret = key_put(key, len, file, text, n);
+	for (line = strtok_r(text, "\n", &save); !ret && line; line = strtok_r(NULL, "\n", &save)) {
+		char *ev = strchr(line, ':'), *end, *id;
+		int size = 0;
+
+		if (!ev || !strchr(ev, '/'))
+			continue;
+		end = strpbrk(++ev, " \t");
+		if (end)
+			*end = '\0';
+		/* GROUP/NAME is the event's directory under events/ */
+		if (!strchr(strchr(ev, '/') + 1, '/')) {
+			char *sys = ev, *name = strchr(ev, '/');
+
+			*name++ = '\0';
+			id = tracefs_event_file_read(NULL, sys, name, "id", &size);
+			ret = key_put(key, len, "id", id ? id : "?", id && size > 0 ? (size_t)size : 1);
+			free(id);
+		}
+	}
+	free(text);
+	return ret;
 }
 
 /*
  * Where event formats come from besides the kernel image: modules (their own events,
  * and the enums they add to others') and dynamic events (kprobe, uprobe, synthetic,
  * user events: all listed in dynamic_events on kernels that have it, in the other
- * three files before). The files as they are now, one after the other. Read before the
- * formats: a module loaded in between makes the next key differ, never a stale copy.
- * NULL when one cannot be read (the formats are read then).
+ * three files before). Read before the formats: a module loaded in between makes the
+ * next key differ, never a stale copy. NULL when one cannot be read (the formats are
+ * read then).
  */
 static char *read_formats_key(size_t *len)
 {
 	static const char *const files[] = {
 		"dynamic_events", "kprobe_events", "uprobe_events", "synthetic_events",
 	};
-	char *key = NULL, *path;
+	char *key = NULL;
 	int ret;
 
 	*len = 0;
-	ret = key_add(&key, len, "modules", "/proc/modules");
-	for (size_t i = 0; !ret && i < sizeof(files) / sizeof(files[0]); i++) {
-		path = tracefs_get_tracing_file(files[i]);
-		ret = key_add(&key, len, files[i], path);
-		tracefs_put_tracing_file(path);
-	}
+	ret = key_add_modules(&key, len);
+	for (size_t i = 0; !ret && i < sizeof(files) / sizeof(files[0]); i++)
+		ret = key_add_dynamic(&key, len, files[i]);
 	if (!ret && !key)
 		key = strdup("");
 	if (ret) {

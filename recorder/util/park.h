@@ -4,10 +4,12 @@
  * that moved nothing: readiness can stay stale (a partial page below the watermark,
  * no room to take the pages), and a level-triggered fd would then wake the reader in
  * a loop. 1 ms after the first empty wake-up, doubling with each one in a row, at
- * most PARK_MAX_MS: stale readiness costs at most 100 wake-ups a second, while a
- * wake-up another path had just served (the tick's or a sync's drain, the usual
- * case) blinds the reader for 1 ms, not 10. At 320 k markers/s a 256 KiB ring fills
- * in 10 ms: in a 1-vCPU guest the flat 10 ms lost 230-500 events of 160 000 a run.
+ * most PARK_MAX_MS: an fd whose readiness stays stale wakes the reader at most 100
+ * times a second (once its parks reach the cap; the earliest park of a reader's fds
+ * ends them all), while a wake-up another path had just served (the tick's or a
+ * sync's drain, the usual case) blinds the reader for 1 ms, not 10. At 320 k
+ * markers/s a 256 KiB ring fills in 10 ms: in a 1-vCPU guest the flat 10 ms lost
+ * 230-500 events of 160 000 a run.
  */
 #ifndef REC_PARK_H
 #define REC_PARK_H

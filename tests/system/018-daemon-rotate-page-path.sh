@@ -90,11 +90,11 @@ for f in $(ls "$OUT"/*.dat | head -n 3); do
 	fi
 done
 t_eq "files whose final sync was the page path's (or none)" "$last_sync_by_mover" 0
-# lines of the first rotation's reader, from its header_page (the first file it reads;
-# the formats are only read again when a module or dynamic event changed)
+# lines of the first rotation's reader, from its header_event (read first; the formats
+# are only read again when a module or dynamic event changed)
 reader=$(grep -E '^[0-9]+ +openat\(AT_FDCWD, "/proc/kallsyms"' "$TMP/st" |
 	awk '{ print $1 }' | grep -vxF -f <(tr ' ' '\n' <<<"$movers" | grep .) | head -n 1)
-from=$(grep -nE "^$reader +openat\\(.*/events/header_page\"" "$TMP/st" | head -n 1 | cut -d: -f1)
+from=$(grep -nE "^$reader +openat\\(.*/events/header_event\"" "$TMP/st" | head -n 1 | cut -d: -f1)
 # (to the next file's creation: /proc/kallsyms read through)
 to=$(awk -v from="${from:-0}" 'NR > from && /openat\(AT_FDCWD, "[^"]*\.dat", [^)]*O_CREAT/ {
 	print NR; exit }' "$TMP/st")

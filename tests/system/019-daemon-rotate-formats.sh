@@ -39,10 +39,11 @@ wait "$spid"
 
 files=("$OUT"/*.dat)
 t_eq "four files" "${#files[@]}" 4
-# format files read by each metadata collection (each starts with events/header_page):
-# the first file's, then each rotation's
+# format files read by each metadata collection (each starts with events/header_event,
+# which nothing else opens; the splice source opens header_page too): the first file's,
+# then each rotation's
 formats_read() {
-	awk '/openat\(/ && /\/events\/header_page"/ { if (c++) print n + 0; n = 0; next }
+	awk '/openat\(/ && /\/events\/header_event"/ { if (c++) print n + 0; n = 0; next }
 		/openat\(/ && /\/events\/[^"]*\/format"/ { n++ }
 		END { if (c) print n + 0 }' "$TMP/st"
 }
