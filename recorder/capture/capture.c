@@ -93,6 +93,7 @@ struct capture {
 	double				seconds;
 	int				running;
 	int				paused;		/* capture_drain() turned tracing off */
+	int				drained;	/* c->src is drain threads' queues */
 	int				stopped;
 	int				error;
 };
@@ -335,6 +336,7 @@ static int start_drain_threads(struct capture *c, unsigned int n)
 	if (!s)
 		return ret;
 	c->src = s;
+	c->drained = 1;
 	return 0;
 }
 
@@ -531,6 +533,7 @@ int capture_fds(struct capture *c, struct capture_fd *fds, int max)
 	if (c->pool && n < max) {
 		fds[n].fd = chunk_pool_fd(c->pool);
 		fds[n].cpu = CAPTURE_FD_CHUNKS;
+		fds[n].queued = 0;
 		n++;
 	}
 	for (int i = 0; i < c->ncpus && n < max; i++) {
@@ -540,6 +543,7 @@ int capture_fds(struct capture *c, struct capture_fd *fds, int max)
 			continue;
 		fds[n].fd = fd;
 		fds[n].cpu = i;
+		fds[n].queued = c->drained;
 		n++;
 	}
 	return n;

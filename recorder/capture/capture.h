@@ -78,6 +78,7 @@ struct capture_params {
 struct capture_fd {
 	int	fd;
 	int	cpu;
+	int	queued;	/* a drain thread's queue: its thread reads the ring meanwhile */
 };
 
 struct capture_cpu_status {

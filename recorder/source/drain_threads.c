@@ -16,7 +16,6 @@
 
 #include "util/log.h"
 #include "util/mono_clock.h"
-#include "util/park.h"
 #include "util/thread.h"
 #include "drain_threads.h"
 
@@ -27,6 +26,13 @@
 /* Pages per read of the ring, and reads per CPU per wake-up, so no CPU starves. */
 #define DRAIN_BATCH		64
 #define DRAIN_ROUNDS		4
+/*
+ * A wake-up fd that had nothing whole to take stays out of the thread's epoll this
+ * long (its readiness is level-triggered and may stay stale); each thread also reads
+ * its CPUs every DRAIN_TICK_MS while pages come. Flat, not the page pump's back-off
+ * (util/park.h says why).
+ */
+#define DRAIN_PARK_MS		10
 /*
  * While pages come, each thread also reads all its CPUs this often: the watermark's
  * wake-up alone comes late or not at all (a full ftring ring whose writers only drop
@@ -47,7 +53,6 @@ struct dt_cpu {
 	int		in_fd;		/* inner's wake-up fd; -1: the caller reads */
 	int		thread;
 	int		parked;
-	unsigned int	empties;	/* empty wake-ups in a row (util/park.h) */
 };
 
 struct dt_thread {
@@ -203,15 +208,11 @@ static void *reader_main(void *arg)
 			got = fill(t->dt, (int)cpu);
 			if (got > 0 && !tick_at)
 				tick_at = mono_ms() + DRAIN_TICK_MS;
-			if (got > 0)
-				t->dt->cpus[cpu].empties = 0;
-			/* nothing whole (or no room, or an error): out for a while (park.h) */
+			/* nothing whole (or no room, or an error): out for a while */
 			if (got <= 0) {
-				uint64_t at = mono_ms() + park_ms(&t->dt->cpus[cpu].empties);
-
 				park(t, (int)cpu);
-				if (!unpark_at || at < unpark_at)
-					unpark_at = at;
+				if (!unpark_at)
+					unpark_at = mono_ms() + DRAIN_PARK_MS;
 			}
 		}
 	}

@@ -32,6 +32,7 @@ static struct {
 	unsigned int	parks[MAX_STEPS];	/* ms of each park the pump armed */
 	int		nparks;
 	int		park_timer;
+	int		queued;		/* CPU 0's fd is a drain thread's queue */
 } S;
 
 long __wrap_capture_service(struct capture *c, int cpu)
@@ -56,6 +57,7 @@ int __wrap_capture_fds(struct capture *c, struct capture_fd *fds, int max)
 {
 	fds[0].fd = S.efd;
 	fds[0].cpu = 0;
+	fds[0].queued = S.queued;
 	return 1;
 }
 
@@ -82,13 +84,14 @@ static void on_fail(void *arg, long err)
 	loop_quit(S.loop, 1);
 }
 
-/* Runs the pump over @script; returns the parks armed. */
-static int run(const long *script, int steps)
+/* Runs the pump over @script (@queued: a drain queue's fd); returns the parks armed. */
+static int run_fd(const long *script, int steps, int queued)
 {
 	struct capture_pump *p;
 	int ret;
 
 	memset(&S, 0, sizeof(S));
+	S.queued = queued;
 	S.script = script;
 	S.steps = steps;
 	S.loop = loop_new();
@@ -103,6 +106,11 @@ static int run(const long *script, int steps)
 	loop_free(S.loop);
 	close(S.efd);
 	return ret ? -1 : S.nparks;
+}
+
+static int run(const long *script, int steps)
+{
+	return run_fd(script, steps, 0);
 }
 
 TEST(one_empty_wake_parks_for_a_millisecond)
@@ -132,6 +140,16 @@ TEST(pages_moved_start_the_back_off_again)
 	ASSERT_EQ(6, run(script, 9));
 	for (int i = 0; i < 6; i++)
 		EXPECT_EQ(want[i], S.parks[i]);
+}
+
+/* The drain thread reads the ring meanwhile: a park only delays the move to the file. */
+TEST(a_drain_queue_fd_parks_flat)
+{
+	static const long script[] = { 0, 3, 0, 0 };
+
+	ASSERT_EQ(3, run_fd(script, 4, 1));
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(PARK_MAX_MS, S.parks[i]);
 }
 
 TEST_HARNESS_MAIN
