@@ -259,16 +259,11 @@ void meta_free(struct trace_meta *m)
 
 	if (!m)
 		return;
-	free(m->header_page);
-	free(m->header_event);
+	meta_keep_formats(m);
 	meta_system_free(&m->ftrace);
 	for (i = 0; i < m->nr_systems; i++)
 		meta_system_free(&m->systems[i]);
 	free(m->systems);
-	free(m->kallsyms);
-	free(m->printk);
-	free(m->trace_clock);
-	free(m->clock);
 	free(m->formats_key);
 	memset(m, 0, sizeof(*m));
 }

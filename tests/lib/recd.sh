@@ -153,6 +153,16 @@ markers_in() {
 	grep -o "tracing_mark_write: $2 [0-9]*" "$1" | awk '{print $3}'
 }
 
+# All markers TAG over the files $2..., in file order (a file trace-cmd cannot read
+# prints BAD among them).
+all_markers() {
+	local tag=$1 f; shift
+	for f in "$@"; do
+		report_to "$f" "$TMP/rep" || { echo "# report fails: $f $(head -c 200 "$TMP/rep.err")"; echo BAD; }
+		markers_in "$TMP/rep" "$tag"
+	done
+}
+
 # True when stdin is exactly the numbers 1..$1, one per line (empty input for 0).
 is_seq() {
 	local n=$1

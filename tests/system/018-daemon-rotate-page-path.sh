@@ -111,10 +111,7 @@ done_bytes=$("$PY" -c 'import json, sys
 s = json.loads(sys.argv[1]); print(s["file_bytes"] - s["current_file_bytes"])' "$st")
 t_eq "status: bytes of the finished files" "$done_bytes" \
 	"$(stat -c %s "${files[@]:0:3}" | awk '{ n += $1 } END { print n }')"
-for f in "${files[@]}"; do
-	report_to "$f" "$TMP/rep" || echo "# report fails: $f"
-	markers_in "$TMP/rep" m
-done >"$TMP/got"
+all_markers m "${files[@]}" >"$TMP/got"
 t_check "markers 1..$N over the files, each once, in order" \
 	test "$(md5sum <"$TMP/got")" = "$(seq 1 $N | md5sum)"
 t_done

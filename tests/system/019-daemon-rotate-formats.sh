@@ -63,10 +63,7 @@ has_up() { grep -c "^name: $UP\$" "$TMP/ev$1"; }
 t_eq "the uprobe event's format: not in file 2" "$(has_up 1)" 0
 t_eq "the uprobe event's format: in file 3" "$(has_up 2)" 1
 t_eq "the uprobe event's format: not in file 4" "$(has_up 3)" 0
-for f in "${files[@]}"; do
-	report_to "$f" "$TMP/rep" || echo "# report fails: $f"
-	markers_in "$TMP/rep" m
-done >"$TMP/got"
+all_markers m "${files[@]}" >"$TMP/got"
 t_check "markers 1..400 over the files, each once, in order" \
 	test "$(md5sum <"$TMP/got")" = "$(seq 1 400 | md5sum)"
 t_done

@@ -22,15 +22,6 @@ wait_gone() {
 	return 1
 }
 
-# All markers TAG over the files $2..., in file order.
-all_markers() {
-	local tag=$1 f; shift
-	for f in "$@"; do
-		report_to "$f" "$TMP/rep" || { echo "# report fails: $f $(head -c 200 "$TMP/rep.err")"; echo BAD; }
-		markers_in "$TMP/rep" "$tag"
-	done
-}
-
 # --- rotation by size + disk budget -------------------------------------------------
 # Uncompressed: each file starts with ~7 MB of metadata (kallsyms), then the pages.
 recd_start -C none -O rotate_size=10M -O disk_budget=25M -O period_ms=50 -O sync_ms=200 \
