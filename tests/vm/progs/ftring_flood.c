@@ -21,7 +21,10 @@
  * writer the interrupt cut off. The longest such run is checked to be there in a
  * discard ring (see report() for why not in an overwrite one): in the middle of the
  * flood the writers pause for a quiet window while the readers drain at full speed,
- * so that bursts land in an emptied ring even on a slow TCG vCPU.
+ * so that bursts land in an emptied ring even on a slow TCG vCPU. In that window the
+ * crowd sleeps QUIET_STRETCH periods, time for all of it to be asleep again when its
+ * vCPU gets a share of a loaded host, and the window stays open until a reader has
+ * seen the burst (at most until shortly before the crowd stops).
  *
  *   ftring_flood -m discard|overwrite [-n NR_SUBBUFS] [-d SECONDS] [-r READER_SLEEP_US]
  *                [-b TICKERS_PER_CPU [-p PERIOD_US]]
@@ -41,6 +44,7 @@
 #define MAX_SEQ		(2L << 20)	/* markers per writer; a TCG guest writes far fewer */
 #define EV_BIT(e)	(1ULL << FTRING_EV_##e)
 #define EV_ID(e)	FT_ID(e)
+#define QUIET_STRETCH	4	/* a crowd's period in the quiet window, in periods */
 
 static int mode = -1;
 static unsigned int nr_subbufs = 4;
@@ -51,6 +55,8 @@ static long crowd_period_us = 10000;
 static double tickers_end;	/* a crowd stops first: the writer's last marker is newest */
 static atomic_int writers_stop, readers_stop;
 static atomic_int quiet;	/* writers pause, readers drain without pausing */
+static atomic_int burst_seen;	/* a reader found a run of nr_tickers / 4 */
+static pthread_barrier_t start_line;	/* writers and tickers, then main() */
 
 struct cpu_ctx {
 	int			cpu;
@@ -98,6 +104,18 @@ static void sleep_until(double t)
 		usleep((useconds_t)(d * 1e6));
 }
 
+/*
+ * Every writer and ticker is pinned before the clock starts: creating 130 threads a
+ * CPU takes seconds on a TCG guest of a loaded host, which would leave the quiet
+ * window and the crowd's end behind the threads still starting. The second wait is
+ * for main() to set t0 and tickers_end.
+ */
+static void wait_start(void)
+{
+	pthread_barrier_wait(&start_line);
+	pthread_barrier_wait(&start_line);
+}
+
 /* One numbered marker; which attempts succeeded is what the reader is checked against. */
 static void write_marker(struct cpu_ctx *c)
 {
@@ -120,11 +138,13 @@ static void write_marker(struct cpu_ctx *c)
 static void *writer(void *arg)
 {
 	struct cpu_ctx *c = arg;
-	double end = now() + duration;
 	unsigned int t;
+	double end;
 
 	ft_pin(c->cpu);
 	c->writer_tid = (pid_t)syscall(SYS_gettid);
+	wait_start();
+	end = now() + duration;
 	while (!atomic_load(&writers_stop) && now() < end && c->attempts < c->cap - 1) {
 		if (atomic_load_explicit(&quiet, memory_order_relaxed))
 			usleep(1000);
@@ -149,16 +169,19 @@ static void *writer(void *arg)
  * Sleeps to the next multiple of the period: every ticker of the CPU to the same
  * instant, which one hrtimer interrupt serves. 1 ms alone (a TCG vCPU keeps up);
  * 10 ms (-p) for a crowd, so that all of it is asleep again by the next one: a
- * ticker still running at the deadline splits the burst.
+ * ticker still running at the deadline splits the burst. The quiet window's period
+ * is a multiple of it, so the crowd stays on common deadlines across the switch.
  */
 static void *ticker(void *arg)
 {
 	struct cpu_ctx *c = arg;
-	long period = nr_tickers > 1 ? crowd_period_us * 1000L : 1000000L;
+	long base = nr_tickers > 1 ? crowd_period_us * 1000L : 1000000L;
 	struct timespec ts;
 
 	ft_pin(c->cpu);
+	wait_start();
 	while (!atomic_load(&writers_stop) && now() < tickers_end) {
+		long period = atomic_load(&quiet) ? base * QUIET_STRETCH : base;
 		long long t;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -180,6 +203,8 @@ static void check_event(const struct ftp_event *ev, void *arg)
 	if (e->flags & 0x08 /* TRACE_FLAG_HARDIRQ */) {
 		if (++c->irq_run > c->max_irq_run)
 			c->max_irq_run = c->irq_run;
+		if (nr_tickers > 1 && c->irq_run == nr_tickers / 4)
+			atomic_store(&burst_seen, 1);
 	} else {
 		c->irq_run = 0;
 	}
@@ -519,8 +544,8 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("start: %s\n", strerror(errno));
 	pthread_attr_init(&small);
 	pthread_attr_setstacksize(&small, 64 << 10);
-	t0 = now();
-	tickers_end = nr_tickers > 1 ? t0 + duration - 0.5 : t0 + 1e9;
+	if (pthread_barrier_init(&start_line, NULL, ncpus * (nr_tickers + 1) + 1))
+		ksft_exit_fail_msg("pthread_barrier_init failed\n");
 	for (i = 0; i < ncpus; i++) {
 		cpus[i].tickers = calloc(nr_tickers, sizeof(pthread_t));
 		if (!cpus[i].tickers)
@@ -533,11 +558,27 @@ int main(int argc, char **argv)
 		if (pthread_create(&cpus[i].writer, NULL, writer, &cpus[i]))
 			ksft_exit_fail_msg("cannot start a writer\n");
 	}
+	pthread_barrier_wait(&start_line);
+	t0 = now();
+	tickers_end = nr_tickers > 1 ? t0 + duration - 0.5 : t0 + 1e9;
+	pthread_barrier_wait(&start_line);
 	if (nr_tickers > 1) {
-		/* the quiet window, mid flood: 0.4 s */
-		sleep_until(t0 + duration / 2 - 0.2);
+		/*
+		 * The quiet window, mid flood: 0.4 s, longer until a burst is read back.
+		 * At SCHED_FIFO, or a crowd that a loaded vCPU runs late would delay it.
+		 */
+		double open = t0 + duration / 2 - 0.2, last = tickers_end - 0.2;
+		struct sched_param fifo = { .sched_priority = 1 };
+
+		ret = pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo);
+		if (ret)
+			ksft_print_msg("quiet window not at SCHED_FIFO: %s\n", strerror(ret));
+		sleep_until(open);
 		atomic_store(&quiet, 1);
-		sleep_until(t0 + duration / 2 + 0.2);
+		sleep_until(open + 0.4);
+		while (!atomic_load(&burst_seen) && now() < last)
+			usleep(10000);
+		ksft_print_msg("quiet window %.2f s\n", now() - open);
 		atomic_store(&quiet, 0);
 	}
 	for (i = 0; i < ncpus; i++)
