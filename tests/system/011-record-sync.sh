@@ -73,14 +73,18 @@ t_eq "bad --durability is refused" \
 # A live file, copied after a sync: whole pages of markers, then 5 short ones that fill
 # a fraction of a page, are in it, with the task that wrote them named. Markers only
 # (no sched events, whose comm fields would name the task without CMDLINES).
+# The instance (left by the recorders killed above, or made here) is turned off first,
+# and the wait is for the recorder's "on": the "on" it had passed a wait at once, and on
+# a loaded machine the markers met the recorder's setup, which has it off (EBADF for
+# every write: 0 of 2000 markers in the file).
+mkdir -p "$T/instances/$INST" && echo 0 >"$T/instances/$INST/tracing_on"
 "$RECORDERD" record -q -s splice -B "$INST" --sync-ms 200 \
 	--period-ms 100 -o "$tmp/live.dat" -- sleep 30 >"$tmp/live.log" 2>&1 &
 rec=$!
 for ((i = 0; i < 100; i++)); do
-	[ -e "$T/instances/$INST/trace_marker" ] && break
+	[ "$(cat "$T/instances/$INST/tracing_on" 2>/dev/null)" = 1 ] && break
 	sleep 0.1
 done
-sleep 0.3
 taskset -c 0 bash -c 'echo -n syncmarker > /proc/self/comm
 	for ((i = 1; i <= 2000; i++)); do echo "fill $i"; done
 	sleep 0.5
