@@ -741,6 +741,7 @@ void v7_free(struct v7_writer *w)
 		free(w->cpustat[i]);
 	free(w->cpustat);
 	free(w->cmdlines);
+	v7_buf_free(&w->cmdlines_sec);
 	free(w->path);
 	free(w->opts);
 	free(w->cpus);

@@ -72,6 +72,7 @@ struct v7_writer {
 	char			*path;		/* for finishing beside it; NULL = in place */
 	char			*cmdlines;	/* CMDLINES text every tail carries, or NULL */
 	size_t			cmdlines_len;
+	struct v7_buf		cmdlines_sec;	/* its section as built last, empty = stale */
 	char			**cpustat;	/* [ncpus] CPUSTAT texts, entries may be NULL */
 	uint64_t		opt_ptr;	/* the header's options-offset field */
 	uint64_t		sec_off[V7_NR_META];	/* HEADER_INFO..CMDLINES, 0 = none */

@@ -804,6 +804,62 @@ TEST(idle_sync_writes_nothing)
 	tw_close(&t, false);
 }
 
+/* The CMDLINES a file read now holds, as trace-cmd dump prints them (malloc'd). */
+static char *dumped_cmdlines(const char *path)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "trace-cmd dump --cmd-lines -i %s 2>&1 | grep -v '^\\s*\\['",
+		 path);
+	return rb_run(cmd, NULL);
+}
+
+/*
+ * Each tail carries the command lines last set: a sync after new ones writes them,
+ * not the section built for the tail before (it is reused while the text is the
+ * same); setting the same text again leaves nothing to sync.
+ */
+TEST(cmdlines_each_sync)
+{
+	static const char a[] = "100 writer0\n101 writer1\n", b[] = "100 writer0\n102 other\n";
+	char *out;
+	struct tw t;
+	int comp;
+
+	if (access("/usr/bin/trace-cmd", X_OK))
+		SKIP(return, "trace-cmd not installed");
+	for (comp = 0; comp < 2; comp++) {
+		ASSERT_EQ(0, tw_open(&t, comp, 1, 4));
+		gen_markers(&t.g[0], 0, 0, 300);
+		ASSERT_EQ(0, v7_append_pages(t.w, 0, t.g[0].pages, t.g[0].nr));
+		ASSERT_EQ(0, v7_set_cmdlines(t.w, a, strlen(a)));
+		ASSERT_EQ(0, v7_sync(t.w));
+		ASSERT_EQ(0, v7_sync(t.w));
+		out = dumped_cmdlines(t.path);
+		ASSERT_NE(NULL, out);
+		EXPECT_NE(NULL, strstr(out, "101 writer1"));
+		free(out);
+		EXPECT_EQ(0, v7_set_cmdlines(t.w, a, strlen(a)));
+		EXPECT_FALSE(v7_unsynced(t.w));
+		ASSERT_EQ(0, v7_set_cmdlines(t.w, b, strlen(b)));
+		EXPECT_TRUE(v7_unsynced(t.w));
+		ASSERT_EQ(0, v7_sync(t.w));
+		out = dumped_cmdlines(t.path);
+		ASSERT_NE(NULL, out);
+		EXPECT_NE(NULL, strstr(out, "102 other"));
+		EXPECT_EQ(NULL, strstr(out, "101 writer1"));
+		free(out);
+		ASSERT_EQ(0, v7_set_cmdlines(t.w, a, strlen(a)));
+		ASSERT_EQ(0, v7_finish(t.w, NULL, 0, NULL));
+		out = dumped_cmdlines(t.path);
+		ASSERT_NE(NULL, out);
+		EXPECT_NE(NULL, strstr(out, "101 writer1"));
+		EXPECT_EQ(NULL, strstr(out, "102 other"));
+		free(out);
+		tw_close(&t, false);
+	}
+}
+
 /* Many syncs alternate the tail slots: each state reads back whole and walks cleanly. */
 TEST(many_syncs)
 {
