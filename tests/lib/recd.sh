@@ -174,8 +174,13 @@ is_seq() {
 }
 
 # True when process $1 has exited (a zombie counts: its parent may be a non-reaping init).
+# Not while other threads are still exiting: the leader is a zombie first, and the files
+# (the daemon's lock) go with the last thread. 021's next start found the lock held
+# ("already running", the holder a zombie) at a load of 5-7 here and in one CI run.
 gone() {
-	[ ! -e "/proc/$1" ] || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]
+	[ ! -e "/proc/$1" ] ||
+		{ [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ] &&
+		  [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -le 1 ]; }
 }
 
 # writer TAG FIRST LAST [RATE] [PAD]: writes markers "TAG N <PAD x's>" for N in FIRST..LAST

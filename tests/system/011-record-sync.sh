@@ -71,15 +71,20 @@ t_eq "bad --durability is refused" \
 	"$("$RECORDERD" record --durability disk -o "$tmp/x.dat" -- true >/dev/null 2>&1; echo $?)" 2
 
 # A live file, copied after a sync: whole pages of markers, then 5 short ones that fill
-# a fraction of a page, are in it, with the task that wrote them named. Markers only
-# (no sched events, whose comm fields would name the task without CMDLINES).
+# a fraction of a page, are in it; and a later live copy names the task that wrote them.
+# Markers only: no sched event, whose comm fields would name the task without CMDLINES,
+# and then the kernel saves no command line either, so the name comes from the
+# recorder's walk of /proc. That walk runs at the lowest priority: on a machine kept
+# busy (two busy loops here) it took seconds, so the task stays alive meanwhile and the
+# copies are taken until it is named (30 s at most).
 # The instance (left by the recorders killed above, or made here) is turned off first,
-# and the wait is for the recorder's "on": the "on" it had passed a wait at once, and on
-# a loaded machine the markers met the recorder's setup, which has it off (EBADF for
-# every write: 0 of 2000 markers in the file).
-mkdir -p "$T/instances/$INST" && echo 0 >"$T/instances/$INST/tracing_on"
+# events and all, and the wait is for the recorder's "on": the "on" it had passed a wait
+# at once, and on a loaded machine the markers met the recorder's setup, which has it
+# off (EBADF for every write: 0 of 2000 markers in the file).
+mkdir -p "$T/instances/$INST" && echo 0 >"$T/instances/$INST/tracing_on" &&
+	echo 0 >"$T/instances/$INST/events/enable"
 "$RECORDERD" record -q -s splice -B "$INST" --sync-ms 200 \
-	--period-ms 100 -o "$tmp/live.dat" -- sleep 30 >"$tmp/live.log" 2>&1 &
+	--period-ms 100 -o "$tmp/live.dat" -- sleep 60 >"$tmp/live.log" 2>&1 &
 rec=$!
 for ((i = 0; i < 100; i++)); do
 	[ "$(cat "$T/instances/$INST/tracing_on" 2>/dev/null)" = 1 ] && break
@@ -88,11 +93,13 @@ done
 taskset -c 0 bash -c 'echo -n syncmarker > /proc/self/comm
 	for ((i = 1; i <= 2000; i++)); do echo "fill $i"; done
 	sleep 0.5
-	for i in 1 2 3 4 5; do echo "live $i"; done' >"$T/instances/$INST/trace_marker"
+	for i in 1 2 3 4 5; do echo "live $i"; done
+	touch '"$tmp/live.done"'
+	sleep 40' >"$T/instances/$INST/trace_marker" &
+wpid=$!
+for ((i = 0; i < 300 && ! -e $tmp/live.done; i++)); do sleep 0.1; done
 sleep 1.2		# well past sync_ms + period_ms
 cp --sparse=always "$tmp/live.dat" "$tmp/copy.dat"
-kill -INT $rec
-wait $rec
 trace-cmd report "$tmp/copy.dat" >"$tmp/copy.txt" 2>"$tmp/copy.err"
 got=$(grep -c 'tracing_mark_write: live [1-5]$' "$tmp/copy.txt")
 t_eq "live copy after a sync: the 5 markers of a partly written page" "$got" 5
@@ -100,6 +107,19 @@ fill=$(grep -c 'tracing_mark_write: fill' "$tmp/copy.txt")
 t_check "live copy: the whole pages of markers ($fill)" test "$fill" -gt 1000
 # Named, not "<...>". (Which name: the kernel's saved_cmdlines come first, and it may
 # have saved the task under its name before the rename, bash or taskset.)
+for ((i = 0; i < 30; i++)); do
+	[ "$(grep 'tracing_mark_write: fill' "$tmp/copy.txt" | grep -c '^ *<\.\.\.>-')" = 0 ] &&
+		break
+	sleep 1
+	cp --sparse=always "$tmp/live.dat" "$tmp/copy.dat"
+	trace-cmd report "$tmp/copy.dat" >"$tmp/copy.txt" 2>"$tmp/copy.err"
+done
+echo "# named in a live copy after $i more s"
+pkill -P $wpid sleep	# its sleep holds trace_marker open: the instance could not go
+kill $wpid
+wait $wpid 2>/dev/null
+kill -INT $rec
+wait $rec
 t_eq "live copy: their task is named (CMDLINES at every sync)" \
 	"$(grep 'tracing_mark_write: fill' "$tmp/copy.txt" | grep -c '^ *<\.\.\.>-')" 0
 t_check "live copy: the task's names come from the file" \
@@ -116,12 +136,13 @@ for ((i = 0; i < 100; i++)); do
 	sleep 0.1
 done
 sleep 2.5		# idle: the tick has slowed down
-# A phase is late if its marker missed the deadline 3 times in a row: one miss in 4 came
-# on this 2-CPU machine at a load of 5 (two guests and a busy loop); a recorder that
-# does not keep the promise misses every time.
+# One miss in all is tried again (at a load of 5 on this 2-CPU machine, two guests and
+# a busy loop beside it, one phase in 4 missed once); a second miss fails. A recorder
+# that keeps the promise only over part of the sync period (its chunks one sync late:
+# about 60% of it) misses more than once in its 4 to 5 tries about 9 times in 10.
 late=0 misses=0
 for phase in 0 0.3 0.6 0.9; do
-	for try in 1 2 3; do
+	for try in 1 2; do
 		sleep "$phase"
 		echo "latency $phase $try" >"$T/instances/$INST/trace_marker"
 		sleep 1.5
@@ -129,7 +150,7 @@ for phase in 0 0.3 0.6 0.9; do
 		trace-cmd report "$tmp/lat-copy.dat" 2>/dev/null | grep -q "latency $phase $try\$" &&
 			break
 		misses=$((misses + 1))
-		[ $try = 3 ] && late=$((late + 1))
+		[ $misses -gt 1 ] && late=$((late + 1)) && break
 	done
 done
 echo "# deadlines missed: $misses"

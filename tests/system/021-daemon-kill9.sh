@@ -110,9 +110,8 @@ for ((run = 1; run <= N; run++)); do
 	kill -9 "$dpid"
 	kill "$wpid"
 	wait "$wpid" 2>/dev/null
-	# Gone before the next start, which a dying daemon's lock would refuse: at a load
-	# of 7, runs 28-30 of one run failed to start right after a wait of 1 s here (why
-	# was not printed then; the start's output now is).
+	# Gone before the next start, which a dying daemon's lock would refuse ("already
+	# running": its leader thread a zombie, the lock held by threads still exiting).
 	for ((i = 0; i < 500; i++)); do gone "$dpid" && break; sleep 0.02; done
 	f=$TMP/run$run.dat
 	mv "$(ls "$OUT"/*.dat | head -n 1)" "$f"

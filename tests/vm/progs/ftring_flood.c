@@ -203,7 +203,7 @@ static void check_event(const struct ftp_event *ev, void *arg)
 	if (e->flags & 0x08 /* TRACE_FLAG_HARDIRQ */) {
 		if (++c->irq_run > c->max_irq_run)
 			c->max_irq_run = c->irq_run;
-		if (nr_tickers > 1 && c->irq_run == nr_tickers / 4)
+		if (nr_tickers > 1 && c->irq_run >= nr_tickers / 4)
 			atomic_store(&burst_seen, 1);
 	} else {
 		c->irq_run = 0;
