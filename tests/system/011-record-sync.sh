@@ -76,7 +76,8 @@ t_eq "bad --durability is refused" \
 # and then the kernel saves no command line either, so the name comes from the
 # recorder's walk of /proc. That walk runs at the lowest priority: on a machine kept
 # busy (two busy loops here) it took seconds, so the task stays alive meanwhile and the
-# copies are taken until it is named (30 s at most).
+# copies are taken until it is named (30 s at most). Its sleep is not its last command,
+# or bash runs it in its place and the later walks name the task "sleep".
 # The instance (left by the recorders killed above, or made here) is turned off first,
 # events and all, and the wait is for the recorder's "on": the "on" it had passed a wait
 # at once, and on a loaded machine the markers met the recorder's setup, which has it
@@ -95,7 +96,7 @@ taskset -c 0 bash -c 'echo -n syncmarker > /proc/self/comm
 	sleep 0.5
 	for i in 1 2 3 4 5; do echo "live $i"; done
 	touch '"$tmp/live.done"'
-	sleep 40' >"$T/instances/$INST/trace_marker" &
+	sleep 40; :' >"$T/instances/$INST/trace_marker" &
 wpid=$!
 for ((i = 0; i < 300 && ! -e $tmp/live.done; i++)); do sleep 0.1; done
 sleep 1.2		# well past sync_ms + period_ms
