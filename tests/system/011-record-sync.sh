@@ -98,10 +98,16 @@ taskset -c 0 bash -c 'echo -n syncmarker > /proc/self/comm
 	touch '"$tmp/live.done"'
 	sleep 40; :' >"$T/instances/$INST/trace_marker" &
 wpid=$!
+# live_copy: the live file as a reader finds it now, in copy.txt; unnamed: its fill
+# markers written by "<...>" (a pid without a name)
+live_copy() {
+	cp --sparse=always "$tmp/live.dat" "$tmp/copy.dat"
+	trace-cmd report "$tmp/copy.dat" >"$tmp/copy.txt" 2>"$tmp/copy.err"
+}
+unnamed() { grep 'tracing_mark_write: fill' "$tmp/copy.txt" | grep -c '^ *<\.\.\.>-'; }
 for ((i = 0; i < 300 && ! -e $tmp/live.done; i++)); do sleep 0.1; done
 sleep 1.2		# well past sync_ms + period_ms
-cp --sparse=always "$tmp/live.dat" "$tmp/copy.dat"
-trace-cmd report "$tmp/copy.dat" >"$tmp/copy.txt" 2>"$tmp/copy.err"
+live_copy
 got=$(grep -c 'tracing_mark_write: live [1-5]$' "$tmp/copy.txt")
 t_eq "live copy after a sync: the 5 markers of a partly written page" "$got" 5
 fill=$(grep -c 'tracing_mark_write: fill' "$tmp/copy.txt")
@@ -109,11 +115,9 @@ t_check "live copy: the whole pages of markers ($fill)" test "$fill" -gt 1000
 # Named, not "<...>". (Which name: the kernel's saved_cmdlines come first, and it may
 # have saved the task under its name before the rename, bash or taskset.)
 for ((i = 0; i < 30; i++)); do
-	[ "$(grep 'tracing_mark_write: fill' "$tmp/copy.txt" | grep -c '^ *<\.\.\.>-')" = 0 ] &&
-		break
+	[ "$(unnamed)" = 0 ] && break
 	sleep 1
-	cp --sparse=always "$tmp/live.dat" "$tmp/copy.dat"
-	trace-cmd report "$tmp/copy.dat" >"$tmp/copy.txt" 2>"$tmp/copy.err"
+	live_copy
 done
 echo "# named in a live copy after $i more s"
 pkill -P $wpid sleep	# its sleep holds trace_marker open: the instance could not go
@@ -121,8 +125,7 @@ kill $wpid
 wait $wpid 2>/dev/null
 kill -INT $rec
 wait $rec
-t_eq "live copy: their task is named (CMDLINES at every sync)" \
-	"$(grep 'tracing_mark_write: fill' "$tmp/copy.txt" | grep -c '^ *<\.\.\.>-')" 0
+t_eq "live copy: their task is named (CMDLINES at every sync)" "$(unnamed)" 0
 t_check "live copy: the task's names come from the file" \
 	grep -qE '^ *(syncmarker|bash|taskset)-[0-9]+ .*tracing_mark_write: fill' "$tmp/copy.txt"
 # The promise of a sync, timed: a marker written at any phase of the sync period is on
