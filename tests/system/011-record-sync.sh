@@ -105,7 +105,7 @@ live_copy() {
 	trace-cmd report "$tmp/copy.dat" >"$tmp/copy.txt" 2>"$tmp/copy.err"
 }
 unnamed() { grep 'tracing_mark_write: fill' "$tmp/copy.txt" | grep -c '^ *<\.\.\.>-'; }
-for ((i = 0; i < 300 && ! -e $tmp/live.done; i++)); do sleep 0.1; done
+for ((i = 0; i < 300; i++)); do [ -e "$tmp/live.done" ] && break; sleep 0.1; done
 sleep 1.2		# well past sync_ms + period_ms
 live_copy
 got=$(grep -c 'tracing_mark_write: live [1-5]$' "$tmp/copy.txt")
