@@ -490,7 +490,7 @@ struct capture *capture_start(const struct capture_params *p, int *err)
 	if (!ret) {
 		int nerr;
 
-		c->names = task_names_start(&nerr);
+		c->names = task_names_start(source_fills_saved_cmdlines(c->src), &nerr);
 		if (!c->names)
 			log_warn("no thread for task names (%s): the syncs walk /proc themselves",
 				 strerror(-nerr));

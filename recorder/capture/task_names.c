@@ -25,6 +25,7 @@ struct task_names {
 	uint64_t	started;	/* @asked when the last walk began: it answers those */
 	uint64_t	done;		/* @started of the last walk finished */
 	bool		quit;
+	int		with_saved;	/* tracing_cmdlines()' */
 	char		*text;		/* the newest walk's, not taken yet */
 	size_t		len;
 };
@@ -52,7 +53,7 @@ static void *walker(void *arg)
 		t->started = t->asked;
 		n = t->started;
 		pthread_mutex_unlock(&t->lock);
-		text = tracing_cmdlines(&len);
+		text = tracing_cmdlines(t->with_saved, &len);
 		pthread_mutex_lock(&t->lock);
 		if (text) {
 			free(t->text);
@@ -66,7 +67,7 @@ static void *walker(void *arg)
 	return NULL;
 }
 
-struct task_names *task_names_start(int *err)
+struct task_names *task_names_start(int with_saved, int *err)
 {
 	struct task_names *t = calloc(1, sizeof(*t));
 	int ret;
@@ -78,6 +79,7 @@ struct task_names *task_names_start(int *err)
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->cond, NULL);
 	t->asked = 1;
+	t->with_saved = with_saved;
 	ret = thread_start(&t->thread, walker, t, "recorderd-names");
 	if (ret) {
 		pthread_cond_destroy(&t->cond);

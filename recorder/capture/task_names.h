@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The names of the tasks alive (tracing_cmdlines(): saved_cmdlines and a walk of
- * /proc), gathered on a thread of its own. The walk opens a file per thread of the
+ * The names of the tasks alive (tracing_cmdlines(): a walk of /proc, after
+ * saved_cmdlines for a tracefs source), gathered on a thread of its own. The walk opens a file per thread of the
  * machine: tens of milliseconds each second on a machine with a few thousand threads,
  * during which the page path would read no ring (it lost events to it at every sync).
  * The page path asks for a walk and takes the last one done; it never waits for one
@@ -14,8 +14,11 @@
 
 struct task_names;
 
-/* The thread, started with a first walk under way; NULL with *@err = -errno. */
-struct task_names *task_names_start(int *err);
+/*
+ * The thread, started with a first walk under way; @with_saved: the walks read
+ * saved_cmdlines too (tracing_cmdlines()). NULL with *@err = -errno.
+ */
+struct task_names *task_names_start(int with_saved, int *err);
 
 /* Asks for a walk; returns at once (one under way or already asked for will do). */
 void task_names_want(struct task_names *t);

@@ -213,12 +213,12 @@ static char *merge_cmdlines(const char *fresh, size_t flen, const char *old, siz
 /*
  * The names of the tasks alive (see trace_output_refresh); @final: walked from now on.
  */
-static char *names_now(struct trace_output *o, int final, size_t *len)
+static char *names_now(struct trace_output *o, struct source *src, int final, size_t *len)
 {
 	char *text;
 
 	if (!o->names)
-		return tracing_cmdlines(len);
+		return tracing_cmdlines(!src || source_fills_saved_cmdlines(src), len);
 	text = task_names_take(o->names, final, len);
 	/*
 	 * The capture asks for the next walk when pages first move after a sync; after a
@@ -232,7 +232,7 @@ static char *names_now(struct trace_output *o, int final, size_t *len)
 static int refresh(struct trace_output *o, struct source *src, int final)
 {
 	size_t flen = 0, mlen = 0;
-	char *fresh = names_now(o, final, &flen), *merged, *text;
+	char *fresh = names_now(o, src, final, &flen), *merged, *text;
 	int ret = 0;
 
 	/*

@@ -101,6 +101,12 @@ struct source {
 	void			*priv;		/* free for the implementation */
 };
 
+/* The kernel's saved_cmdlines names this source's tasks: tracefs's events fill it. */
+static inline int source_fills_saved_cmdlines(const struct source *s)
+{
+	return !(s->ops->flags & SOURCE_OWN_EVENTS);
+}
+
 /**
  * source_find() - pick a page source by name
  * @name:	"auto" (kmod if /dev/ftring works, then mmap if the kernel maps

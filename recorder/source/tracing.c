@@ -543,10 +543,11 @@ static void add_task_comms(FILE *f, const char *pid)
 	closedir(d);
 }
 
-char *tracing_cmdlines(size_t *len)
+char *tracing_cmdlines(int with_saved, size_t *len)
 {
 	size_t saved_len = 0, blen = 0;
-	char *saved = tracing_read(NULL, "saved_cmdlines", &saved_len), *buf = NULL;
+	char *saved = with_saved ? tracing_read(NULL, "saved_cmdlines", &saved_len) : NULL;
+	char *buf = NULL;
 	struct dirent *de;
 	DIR *proc;
 	FILE *f;

@@ -84,13 +84,15 @@ int tracing_write(const char *instance, const char *file, const char *val);
 char *tracing_read(const char *instance, const char *file, size_t *len);
 
 /*
- * Text for the CMDLINES section: saved_cmdlines completed with every live thread's
- * comm. ftrace saves a comm only when one of its own events fires for the task, so a
- * capture from the ftring module would otherwise show most tasks as <...>. The kernel's
- * entries come first and win: libtraceevent keeps the first name given for a pid.
- * Malloc'd; NULL (and *len = 0) if nothing could be read.
+ * Text for the CMDLINES section: every live thread's comm, after saved_cmdlines when
+ * @with_saved. ftrace saves a comm only when one of its own events fires for the task
+ * (its names win, coming first: libtraceevent keeps the first name given for a pid),
+ * so it names the exited tasks of a tracefs capture. The module's events never fill
+ * it: for them it holds only other tracers' names, stale for a reused pid, and a
+ * large one cost each walk 10 ms in a TCG guest. Malloc'd; NULL (and *len = 0) if
+ * nothing could be read.
  */
-char *tracing_cmdlines(size_t *len);
+char *tracing_cmdlines(int with_saved, size_t *len);
 
 /* Parses per_cpu/cpu@cpu/stats into @st (entries, overrun, lost, read). 0 or -errno. */
 int tracing_cpu_stats(const char *instance, int cpu, struct source_cpu_stats *st);

@@ -116,6 +116,18 @@ if [ -s "$mono" ]; then
 else
 	t_fail report.traceclock-is-the-module-clock "no kmod-mono.dat from the guest"
 fi
+# A reused pid is named as the live task it is, not by the kernel's stale entry.
+dat=$VM_DIR/kmod-reused-pid.dat
+if [ -s "$dat" ] && [ -s "$VM_DIR/reused-pid" ]; then
+	p=$(cat "$VM_DIR/reused-pid")
+	rep=$(trace-cmd report "$dat" 2>/dev/null)
+	t_eq report.reused-pid-no-stale-name "$(grep -c "ftw-stale" <<<"$rep")" 0
+	n=$(grep -cE "ftw-live-$p +\[" <<<"$rep")
+	if [ "$n" -gt 0 ]; then t_ok report.reused-pid-live-name
+	else t_fail report.reused-pid-live-name "no event of ftw-live-$p in $dat"; fi
+else
+	t_fail report.reused-pid "no kmod-reused-pid.dat from the guest"
+fi
 # Markers are on with -s kmod whatever -e names (issue #13 item 10), unless "!marker".
 for f in default excluded; do
 	dat=$VM_DIR/kmod-marker-$f.dat

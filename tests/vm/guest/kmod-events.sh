@@ -71,6 +71,43 @@ g_eq events.time-monotonic "$bad" 0
 g_dmesg_clean events.dmesg
 
 # --- 2. the same workload through recorderd ----------------------------------------
+
+# A pid the kernel's saved_cmdlines names (ftrace saw it as "ftw-stale", which exited)
+# reused by "ftw-live" while recorderd records from the module: the file must name the
+# live task as /proc does, not by the stale entry the module's events never refreshed.
+reused_pid_name() {
+	_T=/sys/kernel/tracing
+	echo 1 >$_T/events/sched/sched_switch/enable
+	sh -c 'printf ftw-stale >/proc/$$/comm; i=0
+		while [ $i -lt 3 ]; do sleep 0.01; i=$((i + 1)); done' &
+	_p=$!
+	wait $_p
+	echo 0 >$_T/events/sched/sched_switch/enable
+	echo >$_T/trace
+	g_check recorder.reused-pid-stale-entry grep -qx "$_p ftw-stale" $_T/saved_cmdlines
+	recorderd record -q -s kmod -e sched -o /tmp/k7.dat >"$O/reused-pid.txt" 2>&1 &
+	_r=$!
+	_i=0
+	while [ $_i -lt 100 ] && ! ftring_ctl stats | grep -q '^recording=1'; do
+		sleep 0.1; _i=$((_i + 1))
+	done
+	rm -f /tmp/live.stop
+	# the next pid given is $_p, if nothing forks in between (a quiet guest)
+	echo $((_p - 1)) >/proc/sys/kernel/ns_last_pid
+	sh -c 'printf ftw-live >/proc/$$/comm
+		while [ ! -e /tmp/live.stop ]; do sleep 0.05; done' &
+	_l=$!
+	g_eq recorder.reused-pid "$_l" "$_p"
+	sleep 1
+	kill -INT $_r
+	wait $_r
+	g_eq recorder.reused-pid-exit "$?" 0
+	touch /tmp/live.stop
+	wait $_l
+	echo "$_p" >"$O/reused-pid"
+	cp /tmp/k7.dat "$O/kmod-reused-pid.dat" 2>/dev/null
+	rm -f /tmp/k7.dat /tmp/live.stop
+}
 if [ -x /vm/bin/recorderd ]; then
 	ftring_ctl config 512 discard >/dev/null 2>&1
 	recorderd record -s kmod -e all -o /tmp/kmod.dat -- ftring_workload \
@@ -113,6 +150,7 @@ if [ -x /vm/bin/recorderd ]; then
 	g_check recorder.busy-module-still-recording sh -c 'ftring_ctl stats | grep -q "^recording=1"'
 	ftring_ctl stop
 	rm -f /tmp/k2.dat /tmp/k3.dat /tmp/k4.dat
+	reused_pid_name
 else
 	g_skip recorder "no recorderd in the guest"
 fi
