@@ -25,7 +25,7 @@ struct task_names {
 	uint64_t	started;	/* @asked when the last walk began: it answers those */
 	uint64_t	done;		/* @started of the last walk finished */
 	bool		quit;
-	int		with_saved;	/* tracing_cmdlines()' */
+	bool		with_saved;	/* read saved_cmdlines too */
 	char		*text;		/* the newest walk's, not taken yet */
 	size_t		len;
 };
@@ -67,7 +67,7 @@ static void *walker(void *arg)
 	return NULL;
 }
 
-struct task_names *task_names_start(int with_saved, int *err)
+struct task_names *task_names_start(bool with_saved, int *err)
 {
 	struct task_names *t = calloc(1, sizeof(*t));
 	int ret;

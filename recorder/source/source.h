@@ -12,6 +12,7 @@
 #ifndef REC_SOURCE_H
 #define REC_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -102,7 +103,7 @@ struct source {
 };
 
 /* The kernel's saved_cmdlines names this source's tasks: tracefs's events fill it. */
-static inline int source_fills_saved_cmdlines(const struct source *s)
+static inline bool source_fills_saved_cmdlines(const struct source *s)
 {
 	return !(s->ops->flags & SOURCE_OWN_EVENTS);
 }

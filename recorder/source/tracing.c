@@ -543,7 +543,7 @@ static void add_task_comms(FILE *f, const char *pid)
 	closedir(d);
 }
 
-char *tracing_cmdlines(int with_saved, size_t *len)
+char *tracing_cmdlines(bool with_saved, size_t *len)
 {
 	size_t saved_len = 0, blen = 0;
 	char *saved = with_saved ? tracing_read(NULL, "saved_cmdlines", &saved_len) : NULL;

@@ -120,9 +120,9 @@ fi
 dat=$VM_DIR/kmod-reused-pid.dat
 if [ -s "$dat" ] && [ -s "$VM_DIR/reused-pid" ]; then
 	p=$(cat "$VM_DIR/reused-pid")
-	rep=$(trace-cmd report "$dat" 2>/dev/null)
-	t_eq report.reused-pid-no-stale-name "$(grep -c "ftw-stale" <<<"$rep")" 0
-	n=$(grep -cE "ftw-live-$p +\[" <<<"$rep")
+	text=$(trace-cmd report "$dat" 2>/dev/null)
+	t_eq report.reused-pid-no-stale-name "$(grep -c "ftw-stale" <<<"$text")" 0
+	n=$(grep -cE "ftw-live-$p +\[" <<<"$text")
 	if [ "$n" -gt 0 ]; then t_ok report.reused-pid-live-name
 	else t_fail report.reused-pid-live-name "no event of ftw-live-$p in $dat"; fi
 else

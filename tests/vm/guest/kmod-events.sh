@@ -4,8 +4,9 @@
 #  1. every event type of a known workload, read back through the mapping (ftring_ctl
 #     dump), with its field values;
 #  2. the same workload recorded by `recorderd record -s kmod` into $VM_OUT/kmod.dat,
-#     which the host checks with trace-cmd report; and recorded by ftring and by
-#     trace-cmd (ftrace) at the same time, for the host to compare;
+#     which the host checks with trace-cmd report, and a pid the kernel's
+#     saved_cmdlines names stale, reused while recording; and the workload recorded
+#     by ftring and by trace-cmd (ftrace) at the same time, for the host to compare;
 #  3. flood accounting in discard and overwrite mode (ftring_flood);
 #  4. CPU hotplug during a capture; rmmod while mapped, while blocked in GET_READER,
 #     and while recording under load.
@@ -85,19 +86,20 @@ reused_pid_name() {
 	echo 0 >$_T/events/sched/sched_switch/enable
 	echo >$_T/trace
 	g_check recorder.reused-pid-stale-entry grep -qx "$_p ftw-stale" $_T/saved_cmdlines
+	# the next pid given is $_p, if nothing forks in between (a quiet guest; before
+	# recorderd, whose threads take pids too)
+	rm -f /tmp/live.stop
+	echo $((_p - 1)) >/proc/sys/kernel/ns_last_pid
+	sh -c 'printf ftw-live >/proc/$$/comm
+		while [ ! -e /tmp/live.stop ]; do sleep 0.05; done' &
+	_l=$!
+	g_eq recorder.reused-pid "$_l" "$_p"
 	recorderd record -q -s kmod -e sched -o /tmp/k7.dat >"$O/reused-pid.txt" 2>&1 &
 	_r=$!
 	_i=0
 	while [ $_i -lt 100 ] && ! ftring_ctl stats | grep -q '^recording=1'; do
 		sleep 0.1; _i=$((_i + 1))
 	done
-	rm -f /tmp/live.stop
-	# the next pid given is $_p, if nothing forks in between (a quiet guest)
-	echo $((_p - 1)) >/proc/sys/kernel/ns_last_pid
-	sh -c 'printf ftw-live >/proc/$$/comm
-		while [ ! -e /tmp/live.stop ]; do sleep 0.05; done' &
-	_l=$!
-	g_eq recorder.reused-pid "$_l" "$_p"
 	sleep 1
 	kill -INT $_r
 	wait $_r
