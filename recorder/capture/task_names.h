@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The names of the tasks alive (tracing_cmdlines(): a walk of /proc, after
+ * The names of the tasks alive (tracing_cmdlines(): a walk of /proc, then
  * saved_cmdlines for a tracefs source), gathered on a thread of its own. The walk
  * opens a file per thread of the machine: tens of milliseconds each second on a
  * machine with a few thousand threads, during which the page path would read no ring

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "source/tracing.h"
+#include "util/cmdlines.h"
 #include "trace_output.h"
 #include "util/log.h"
 
@@ -151,65 +152,6 @@ int trace_output_create(struct trace_output *o, const char *path, int excl, int 
 /* A file's command lines are bounded: the oldest exited tasks go first past this. */
 #define CMDLINES_MAX	(256U << 10)
 
-static int cmp_long(const void *a, const void *b)
-{
-	long x = *(const long *)a, y = *(const long *)b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * @fresh (the tasks alive now, first: libtraceevent keeps the first name given for a
- * pid) followed by the lines of @old whose pid @fresh does not have. Malloc'd.
- */
-static char *merge_cmdlines(const char *fresh, size_t flen, const char *old, size_t olen,
-			    size_t *len)
-{
-	size_t n = 0, cap = 0, out = 0;
-	long *pids = NULL;
-	char *m;
-
-	for (const char *p = fresh; p && p < fresh + flen; ) {
-		const char *nl = memchr(p, '\n', (size_t)(fresh + flen - p));
-
-		if (n == cap) {
-			long *g = realloc(pids, (cap = cap ? cap * 2 : 1024) * sizeof(*pids));
-
-			if (!g) {
-				free(pids);
-				return NULL;
-			}
-			pids = g;
-		}
-		pids[n++] = strtol(p, NULL, 10);
-		p = nl ? nl + 1 : fresh + flen;
-	}
-	if (pids)
-		qsort(pids, n, sizeof(*pids), cmp_long);
-	m = malloc(flen + olen + 1);
-	if (!m) {
-		free(pids);
-		return NULL;
-	}
-	memcpy(m, fresh, flen);
-	out = flen;
-	for (const char *p = old; p && p < old + olen; ) {
-		const char *nl = memchr(p, '\n', (size_t)(old + olen - p));
-		size_t l = (size_t)((nl ? nl + 1 : old + olen) - p);
-		long pid = strtol(p, NULL, 10);
-
-		if (out + l <= CMDLINES_MAX &&
-		    (!pids || !bsearch(&pid, pids, n, sizeof(*pids), cmp_long))) {
-			memcpy(m + out, p, l);
-			out += l;
-		}
-		p += l;
-	}
-	free(pids);
-	*len = out;
-	return m;
-}
-
 /*
  * The names of the tasks alive (see trace_output_refresh); @final: walked from now on.
  */
@@ -245,8 +187,9 @@ static int refresh(struct trace_output *o, struct source *src, int final)
 		free(fresh);
 		fresh = NULL;
 	}
-	merged = fresh ? merge_cmdlines(fresh, flen, o->cmdlines, o->cmdlines_len, &mlen) :
-		 NULL;
+	/* the tasks alive now first; the file's others after, the oldest going first */
+	merged = fresh ? cmdlines_merge(fresh, flen, o->cmdlines, o->cmdlines_len,
+					CMDLINES_MAX, &mlen) : NULL;
 	free(fresh);
 	if (merged) {
 		free(o->cmdlines);

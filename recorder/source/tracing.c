@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include <tracefs.h>
 
+#include "util/cmdlines.h"
 #include "util/fileio.h"
 #include "util/log.h"
 #include "tracing.h"
@@ -546,20 +548,16 @@ static void add_task_comms(FILE *f, const char *pid)
 char *tracing_cmdlines(bool with_saved, size_t *len)
 {
 	size_t saved_len = 0, blen = 0;
-	char *saved = with_saved ? tracing_read(NULL, "saved_cmdlines", &saved_len) : NULL;
-	char *buf = NULL;
+	char *saved, *buf = NULL, *all;
 	struct dirent *de;
 	DIR *proc;
 	FILE *f;
 
 	f = open_memstream(&buf, &blen);
 	if (!f) {
-		*len = saved ? saved_len : 0;
-		return saved;
+		*len = 0;
+		return NULL;
 	}
-	if (saved)
-		fwrite(saved, 1, saved_len, f);
-	free(saved);
 	proc = opendir("/proc");
 	if (proc) {
 		while ((de = readdir(proc)))
@@ -573,5 +571,16 @@ char *tracing_cmdlines(bool with_saved, size_t *len)
 		return NULL;
 	}
 	*len = blen;
-	return buf;
+	/* read after the walk: a task that exits meanwhile is in one or the other */
+	saved = with_saved ? tracing_read(NULL, "saved_cmdlines", &saved_len) : NULL;
+	if (!saved)
+		return buf;
+	all = cmdlines_merge(buf, blen, saved, saved_len, SIZE_MAX, len);
+	free(saved);
+	if (!all) {
+		*len = blen;
+		return buf;
+	}
+	free(buf);
+	return all;
 }

@@ -84,13 +84,14 @@ int tracing_write(const char *instance, const char *file, const char *val);
 char *tracing_read(const char *instance, const char *file, size_t *len);
 
 /*
- * Text for the CMDLINES section: every live thread's comm, after saved_cmdlines when
- * @with_saved. ftrace saves a comm only when one of its own events fires for the task
- * (its names win, coming first: libtraceevent keeps the first name given for a pid),
- * so it names the exited tasks of a tracefs capture. The module's events never fill
- * it: for them it holds only other tracers' names, stale for a reused pid (and reading
- * 6 552 of them took each walk ~10 ms in a TCG guest). Malloc'd; NULL (and *len = 0) if
- * nothing could be read.
+ * Text for the CMDLINES section, one line per pid: every live thread's comm, then,
+ * with @with_saved, saved_cmdlines' entries for the pids the walk did not find (the
+ * tasks of a tracefs capture that exited). The live name wins: the kernel keeps an
+ * entry from any tracer since boot until its slot is reused, so a pid since reused by
+ * a task no ftrace event has fired for (a marker writer) has a stale name there, and
+ * pids wrap at pid_max (32768 on a small machine). The module's events never fill it:
+ * for them it holds only other tracers' names (and reading 6 552 of them took each
+ * walk ~10 ms in a TCG guest). Malloc'd; NULL (and *len = 0) if nothing could be read.
  */
 char *tracing_cmdlines(bool with_saved, size_t *len);
 
