@@ -28,6 +28,7 @@ struct task_names {
 	bool		with_saved;	/* read saved_cmdlines too */
 	char		*text;		/* the newest walk's, not taken yet */
 	size_t		len;
+	size_t		live_len;	/* of @len, the tasks alive (tracing_cmdlines()) */
 };
 
 /*
@@ -42,8 +43,8 @@ static void *walker(void *arg)
 	setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 	pthread_mutex_lock(&t->lock);
 	for (;;) {
+		size_t len = 0, live_len = 0;
 		uint64_t n;
-		size_t len = 0;
 		char *text;
 
 		while (!t->quit && t->started == t->asked)
@@ -53,12 +54,13 @@ static void *walker(void *arg)
 		t->started = t->asked;
 		n = t->started;
 		pthread_mutex_unlock(&t->lock);
-		text = tracing_cmdlines(t->with_saved, &len);
+		text = tracing_cmdlines(t->with_saved, &len, &live_len);
 		pthread_mutex_lock(&t->lock);
 		if (text) {
 			free(t->text);
 			t->text = text;
 			t->len = len;
+			t->live_len = live_len;
 		}
 		t->done = n;
 		pthread_cond_broadcast(&t->cond);
@@ -102,7 +104,7 @@ void task_names_want(struct task_names *t)
 	pthread_mutex_unlock(&t->lock);
 }
 
-char *task_names_take(struct task_names *t, int wait, size_t *len)
+char *task_names_take(struct task_names *t, int wait, size_t *len, size_t *live_len)
 {
 	char *text;
 
@@ -117,6 +119,7 @@ char *task_names_take(struct task_names *t, int wait, size_t *len)
 	}
 	text = t->text;
 	*len = t->len;
+	*live_len = t->live_len;
 	t->text = NULL;
 	t->len = 0;
 	pthread_mutex_unlock(&t->lock);

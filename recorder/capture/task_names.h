@@ -26,10 +26,11 @@ struct task_names *task_names_start(bool with_saved, int *err);
 void task_names_want(struct task_names *t);
 
 /*
- * The text of the newest walk done and not taken yet (malloc'd, the caller frees it),
- * else NULL. With @wait, first waits for a walk that began after this call.
+ * The text of the newest walk done and not taken yet (malloc'd, the caller frees it;
+ * *@live_len as tracing_cmdlines() gives it), else NULL. With @wait, first waits for a
+ * walk that began after this call.
  */
-char *task_names_take(struct task_names *t, int wait, size_t *len);
+char *task_names_take(struct task_names *t, int wait, size_t *len, size_t *live_len);
 
 /* Stops the thread and frees everything. Accepts NULL. */
 void task_names_stop(struct task_names *t);

@@ -153,15 +153,18 @@ int trace_output_create(struct trace_output *o, const char *path, int excl, int 
 #define CMDLINES_MAX	(256U << 10)
 
 /*
- * The names of the tasks alive (see trace_output_refresh); @final: walked from now on.
+ * The names of the tasks alive (see trace_output_refresh), the first *@live_len bytes
+ * of the kernel's saved ones after (tracing_cmdlines()); @final: walked from now on.
  */
-static char *names_now(struct trace_output *o, struct source *src, int final, size_t *len)
+static char *names_now(struct trace_output *o, struct source *src, int final, size_t *len,
+		       size_t *live_len)
 {
 	char *text;
 
 	if (!o->names)
-		return tracing_cmdlines(!src || source_fills_saved_cmdlines(src), len);
-	text = task_names_take(o->names, final, len);
+		return tracing_cmdlines(!src || source_fills_saved_cmdlines(src), len,
+					live_len);
+	text = task_names_take(o->names, final, len, live_len);
 	/*
 	 * The capture asks for the next walk when pages first move after a sync; after a
 	 * final one, here: the next file of a rotation names its tasks at its first sync.
@@ -171,31 +174,46 @@ static char *names_now(struct trace_output *o, struct source *src, int final, si
 	return text;
 }
 
+/*
+ * The file's names: the tasks alive now, then the ones it named before and the kernel's
+ * saved ones, each for the pids not named yet. A walk the same as the last one changes
+ * nothing: no merge then (a steady machine's every walk; 3-6 ms each for the kernel's
+ * 6 552 saved command lines in a TCG guest).
+ */
+static int merge_names(struct trace_output *o, char *walk, size_t len, size_t live_len)
+{
+	size_t l1 = 0, l2 = 0;
+	char *m1, *m2;
+
+	if (len == o->walk_len && o->walk && !memcmp(walk, o->walk, len)) {
+		free(walk);
+		return 0;
+	}
+	m1 = cmdlines_merge(walk, live_len, o->cmdlines, o->cmdlines_len, CMDLINES_MAX, &l1);
+	m2 = m1 ? cmdlines_merge(m1, l1, walk + live_len, len - live_len, CMDLINES_MAX,
+				 &l2) : NULL;
+	free(m1);
+	if (!m2) {
+		free(walk);
+		return -ENOMEM;
+	}
+	free(o->cmdlines);
+	o->cmdlines = m2;
+	o->cmdlines_len = l2;
+	free(o->walk);
+	o->walk = walk;
+	o->walk_len = len;
+	return 0;
+}
+
 static int refresh(struct trace_output *o, struct source *src, int final)
 {
-	size_t flen = 0, mlen = 0;
-	char *fresh = names_now(o, src, final, &flen), *merged, *text;
+	size_t len = 0, live_len = 0;
+	char *walk = names_now(o, src, final, &len, &live_len), *text;
 	int ret = 0;
 
-	/*
-	 * What the last merge put first again: the merge would give what the file has
-	 * (a steady machine's every walk; 3-6 ms each for the kernel's 6 552 saved
-	 * command lines in a TCG guest).
-	 */
-	if (fresh && flen && flen <= o->cmdlines_len && fresh[flen - 1] == '\n' &&
-	    !memcmp(fresh, o->cmdlines, flen)) {
-		free(fresh);
-		fresh = NULL;
-	}
-	/* the tasks alive now first; the file's others after, the oldest going first */
-	merged = fresh ? cmdlines_merge(fresh, flen, o->cmdlines, o->cmdlines_len,
-					CMDLINES_MAX, &mlen) : NULL;
-	free(fresh);
-	if (merged) {
-		free(o->cmdlines);
-		o->cmdlines = merged;
-		o->cmdlines_len = mlen;
-	}
+	if (walk)
+		merge_names(o, walk, len, live_len);	/* else the names it had */
 	if (o->cmdlines)
 		ret = v7_set_cmdlines(o->w, o->cmdlines, o->cmdlines_len);
 	for (int i = 0; !ret && src && src->ops->cpustat_text && i < src->ncpus; i++) {
@@ -277,4 +295,7 @@ void trace_output_discard(struct trace_output *o, int remove)
 	free(o->cmdlines);
 	o->cmdlines = NULL;
 	o->cmdlines_len = 0;
+	free(o->walk);
+	o->walk = NULL;
+	o->walk_len = 0;
 }

@@ -20,6 +20,8 @@ struct trace_output {
 	struct v7_writer	*w;
 	char			*cmdlines;	/* every task seen so far, "PID COMM" lines */
 	size_t			cmdlines_len;
+	char			*walk;		/* the names walk merged last */
+	size_t			walk_len;
 	struct task_names	*names;		/* walks /proc for us; NULL: we walk */
 };
 

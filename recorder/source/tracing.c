@@ -545,7 +545,7 @@ static void add_task_comms(FILE *f, const char *pid)
 	closedir(d);
 }
 
-char *tracing_cmdlines(bool with_saved, size_t *len)
+char *tracing_cmdlines(bool with_saved, size_t *len, size_t *live_len)
 {
 	size_t saved_len = 0, blen = 0;
 	char *saved, *buf = NULL, *all;
@@ -553,11 +553,11 @@ char *tracing_cmdlines(bool with_saved, size_t *len)
 	DIR *proc;
 	FILE *f;
 
+	*len = 0;
+	*live_len = 0;
 	f = open_memstream(&buf, &blen);
-	if (!f) {
-		*len = 0;
+	if (!f)
 		return NULL;
-	}
 	proc = opendir("/proc");
 	if (proc) {
 		while ((de = readdir(proc)))
@@ -567,10 +567,10 @@ char *tracing_cmdlines(bool with_saved, size_t *len)
 	}
 	if (fclose(f)) {
 		free(buf);
-		*len = 0;
 		return NULL;
 	}
 	*len = blen;
+	*live_len = blen;
 	/* read after the walk: a task that exits meanwhile is in one or the other */
 	saved = with_saved ? tracing_read(NULL, "saved_cmdlines", &saved_len) : NULL;
 	if (!saved)

@@ -58,6 +58,7 @@ char *cmdlines_merge(const char *first, size_t flen, const char *then, size_t tl
 		p += l;
 	}
 	free(pids);
+	m[out] = '\0';		/* not counted: for strtol's sake only */
 	*len = out;
 	return m;
 }

@@ -12,7 +12,11 @@ source "$(dirname "$0")/../lib/tap.sh"
 T=/sys/kernel/tracing
 INST=rec_sys011_$$
 tmp=$(mktemp -d)
-cleanup() { [ -d "$T/instances/$INST" ] && rmdir "$T/instances/$INST"; [ -n "$KEEP" ] || rm -rf "$tmp"; }
+cleanup() {
+	[ -d "$T/instances/$INST" ] && rmdir "$T/instances/$INST"
+	[ -d "$T/instances/${INST}_stale" ] && rmdir "$T/instances/${INST}_stale"
+	[ -n "$KEEP" ] || rm -rf "$tmp"
+}
 trap cleanup EXIT
 
 if [ ! -x "$RECORDERD" ]; then
@@ -143,6 +147,10 @@ kill -INT $rec
 wait $rec
 t_eq "live copy: their task is named (CMDLINES at every sync)" "$(unnamed)" 0
 t_check "live copy: the task's names come from the file, as it is named now" named
+# and the finished file still names it so, though it exited and the kernel's stale
+# entry is all a last walk finds for its pid
+trace-cmd report "$tmp/live.dat" >"$tmp/copy.txt" 2>/dev/null
+t_check "finished file: the exited task keeps the name it had" named
 # The promise of a sync, timed: a marker written at any phase of the sync period is on
 # disk sync_ms + period_ms later (+ 400 ms of slack), also when the recorder was idle
 # (slow ticks) and compression runs in its threads (the chunks a sync hands them are
