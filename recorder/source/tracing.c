@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,6 @@
 
 #include <tracefs.h>
 
-#include "util/cmdlines.h"
 #include "util/fileio.h"
 #include "util/log.h"
 #include "tracing.h"
@@ -548,8 +546,9 @@ static void add_task_comms(FILE *f, const char *pid)
 char *tracing_cmdlines(bool with_saved, size_t *len, size_t *live_len)
 {
 	size_t saved_len = 0, blen = 0;
-	char *saved, *buf = NULL, *all;
+	char *saved, *buf = NULL;
 	struct dirent *de;
+	long live;
 	DIR *proc;
 	FILE *f;
 
@@ -565,22 +564,17 @@ char *tracing_cmdlines(bool with_saved, size_t *len, size_t *live_len)
 				add_task_comms(f, de->d_name);
 		closedir(proc);
 	}
-	if (fclose(f)) {
+	live = ftell(f);
+	/* read after the walk: a task that exits meanwhile is in one or the other */
+	saved = with_saved ? tracing_read(NULL, "saved_cmdlines", &saved_len) : NULL;
+	if (saved)
+		fwrite(saved, 1, saved_len, f);
+	free(saved);
+	if (fclose(f) || live < 0) {
 		free(buf);
 		return NULL;
 	}
 	*len = blen;
-	*live_len = blen;
-	/* read after the walk: a task that exits meanwhile is in one or the other */
-	saved = with_saved ? tracing_read(NULL, "saved_cmdlines", &saved_len) : NULL;
-	if (!saved)
-		return buf;
-	all = cmdlines_merge(buf, blen, saved, saved_len, SIZE_MAX, len);
-	free(saved);
-	if (!all) {
-		*len = blen;
-		return buf;
-	}
-	free(buf);
-	return all;
+	*live_len = (size_t)live;
+	return buf;
 }

@@ -84,16 +84,16 @@ int tracing_write(const char *instance, const char *file, const char *val);
 char *tracing_read(const char *instance, const char *file, size_t *len);
 
 /*
- * Text for the CMDLINES section, one line per pid: every live thread's comm (the
- * first *@live_len bytes), then, with @with_saved, saved_cmdlines' entries for the
- * pids the walk did not find (the tasks of a tracefs capture that exited). The live
- * names go first and win over any other (libtraceevent finds either of two names for
- * a pid): the kernel keeps an entry from any tracer since boot until its slot is
- * reused, so a pid since reused by a task no ftrace event has fired for (a marker
- * writer) has a stale name there, and pids wrap at pid_max (32768 on a small
- * machine). The module's events never fill it: for them it holds only other tracers'
- * names (and reading 6 552 of them took each walk ~10 ms in a TCG guest). Malloc'd;
- * NULL (and *len = 0) if nothing could be read.
+ * Text for the CMDLINES section: every live thread's comm (the first *@live_len
+ * bytes), then, with @with_saved, saved_cmdlines as the kernel gives it (the tasks of
+ * a tracefs capture that exited). A pid may be in both: the caller keeps one line per
+ * pid (libtraceevent finds either of two names), the live name before any other. The
+ * kernel keeps an entry from any tracer since boot until its slot is reused, so a pid
+ * since reused by a task no ftrace event has fired for (a marker writer) has a stale
+ * name there, and pids wrap at pid_max (32768 on a small machine). The module's events
+ * never fill it: for them it holds only other tracers' names (and reading 6 552 of
+ * them took each walk ~10 ms in a TCG guest). Malloc'd; NULL (and *len = 0) if nothing
+ * could be read.
  */
 char *tracing_cmdlines(bool with_saved, size_t *len, size_t *live_len);
 
