@@ -22,3 +22,10 @@ $(B)/bench/loadgen: $(B)/tests/bench/loadgen.o
 userspace: $(B)/bench/loadgen
 
 -include $(B)/tests/bench/loadgen.d
+
+# insn_profile's qemu plugin (tests/bench/insn_profile.c): a shared object qemu loads.
+$(B)/bench/insn_profile.so: tests/bench/insn_profile.c tests/bench/qemu_plugin_v1.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -fPIC -fvisibility=hidden -o $@ $< -lpthread
+
+userspace: $(B)/bench/insn_profile.so

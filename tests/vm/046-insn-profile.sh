@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A tiny run of tests/bench/insn_profile, the per-symbol instruction profile that
+# explains the producer and marker figures: its qemu plugin loads, counts only inside
+# vm_pingpong's timed part, and its totals agree with vm_pingpong's own clock (both
+# count emulated instructions under -icount, so they must: within 5% and 10 units an
+# event). The module's cost sits in its own symbols and splits by the function of ours
+# it was inlined from. Run again on 6.12 by tests/vm/090-kernel-6.12.sh.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$TOP/tests/vm/lib.sh"
+
+if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x "$TOP/build/vm/progs/vm_pingpong" ] ||
+	[ ! -f "$TOP/build/bench/insn_profile.so" ]; then
+	t_skip insn-profile "no qemu, vm_pingpong or the plugin (make)"
+	t_done
+fi
+if [ ! -f "$VM_KO" ]; then
+	t_skip insn-profile "kmod/ftring.ko not built"
+	t_done
+fi
+vm_outdir insn-profile
+out=$VM_DIR
+FTRING_KO=$VM_KO "$TOP/tests/bench/insn_profile" -o "$out" -n 300 -k 8 pp_ftring wr_ftring \
+	>"$out/report.out" 2>"$out/report.err"
+t_eq insn-profile.run "$?" 0
+sed 's/^/# /' "$out/report.out"
+
+num='-?[0-9]+(\.[0-9]+)?'
+for m in pp_ftring wr_ftring; do
+	# the mode's section: from its "==" line to the next mode's
+	sec=$(awk -v m="$m" '/^== / { on = ($2 == m ":") } on' "$out/report.out")
+	t_check "insn-profile.$m.windows" grep -qE "^== $m: [1-9][0-9]* events, 2 windows;" <<<"$sec"
+	total=$(sed -nE "s/^ *($num)  total\$/\1/p" <<<"$sec")
+	timing=$(sed -nE "s/^ *($num)  vm_pingpong timing:.*/\1/p" <<<"$sec")
+	t_check "insn-profile.$m.agrees" awk -v a="$total" -v b="$timing" \
+		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b > 0 && d <= 0.05 * b + 10) }'
+	# the tracer's own code is the biggest symbol the profile finds
+	first=$(awk '/  total$/ { getline; print; exit }' <<<"$sec")
+	case $m in
+	pp_*) want='probe_sched_(switch|wakeup) \[ftring\]' ;;
+	*) want='ftring_marker_write \[ftring\]' ;;
+	esac
+	t_check "insn-profile.$m.top" grep -qE "^ *$num  $want\$" <<<"$first"
+	t_check "insn-profile.$m.inlined" grep -qE "^ *[1-9][0-9]*(\.[0-9]+)?  rb_reserve\$" <<<"$sec"
+done
+t_done
