@@ -37,19 +37,22 @@
 
 #include "rb.h"
 
-/* The time now on FTRING_CLOCK_* @clock. */
+/*
+ * The time now on FTRING_CLOCK_* @clock. The default, "local", is tested first:
+ * one compare instead of three on every event (tests/bench/insn_profile).
+ */
 static __always_inline u64 rb_clock_read(u8 clock)
 {
+	/* what ftrace's "local" clock reads, so the two can be compared */
+	if (likely(clock == FTRING_CLOCK_LOCAL))
+		return trace_clock_local();
 	switch (clock) {
 	case FTRING_CLOCK_GLOBAL:
 		return trace_clock_global();
 	case FTRING_CLOCK_MONO:
 		return ktime_get_mono_fast_ns();
-	case FTRING_CLOCK_BOOT:
-		return ktime_get_boot_fast_ns();
 	default:
-		/* what ftrace's "local" clock reads, so the two can be compared */
-		return trace_clock_local();
+		return ktime_get_boot_fast_ns();
 	}
 }
 
