@@ -9,7 +9,8 @@
 #		/dev/ftring/marker, trace_marker
 # Writes /out/kallsyms.txt and prints "prof_events N" (the events the tracer wrote) and
 # "prof_units U" (vm_pingpong's own figure: units per round trip or write) and
-# "prof_ops OPS" (round trips or writes in the profile's windows, warm-up included).
+# "prof_ops OPS" (round trips or writes in the profile's windows, warm-up included)
+# and "prof_kernel RELEASE".
 MODE=$1 N=$2
 PP_EVENTS="sched_switch sched_wakeup"
 warn() { echo "insn_profile_guest: $*" >&2; }
@@ -50,4 +51,5 @@ case $MODE in
 	;;
 esac
 echo "prof_ops $((N + N / 10 + 1))"	# vm_pingpong warms up with N / 10 + 1
+echo "prof_kernel $(uname -r)"
 cat /proc/kallsyms >/out/kallsyms.txt

@@ -29,7 +29,9 @@ num='-?[0-9]+(\.[0-9]+)?'
 for m in pp_ftring wr_ftring; do
 	# the mode's section: from its "==" line to the next mode's
 	sec=$(awk -v m="$m" '/^== / { on = ($2 == m ":") } on' "$out/report.out")
-	t_check "insn-profile.$m.windows" grep -qE "^== $m: [1-9][0-9]* events, 2 windows;" <<<"$sec"
+	t_check "insn-profile.$m.windows" grep -qE "^== $m: [1-9][0-9]* events, 2 windows, kernel " <<<"$sec"
+	# the kernel the guest ran (VM_KVER's, when set)
+	t_check "insn-profile.$m.kernel" grep -qF ", kernel ${VM_KVER:-6.1.}" <<<"$(head -n 1 <<<"$sec")"
 	total=$(sed -nE "s/^ *($num)  total\$/\1/p" <<<"$sec")
 	timing=$(sed -nE "s/^ *($num)  vm_pingpong timing:.*/\1/p" <<<"$sec")
 	t_check "insn-profile.$m.agrees" awk -v a="$total" -v b="$timing" \
