@@ -9,7 +9,8 @@
 #		/dev/ftring/marker, trace_marker
 # Writes /out/kallsyms.txt and prints "prof_events N" (the events the tracer wrote) and
 # "prof_units U" (vm_pingpong's own figure: units per round trip or write) and
-# "prof_ops OPS" (round trips or writes in the profile's windows, warm-up included)
+# "prof_ops OPS ALL" (round trips or writes in the profile's window, the timed run,
+# and in the whole run, whose events the tracer counted: vm_pingpong warms up first)
 # and "prof_kernel RELEASE".
 MODE=$1 N=$2
 PP_EVENTS="sched_switch sched_wakeup"
@@ -50,6 +51,6 @@ case $MODE in
 	echo "prof_events 0"
 	;;
 esac
-echo "prof_ops $((N + N / 10 + 1))"	# vm_pingpong warms up with N / 10 + 1
+echo "prof_ops $N $((N + N / 10 + 1))"
 echo "prof_kernel $(uname -r)"
 cat /proc/kallsyms >/out/kallsyms.txt

@@ -33,9 +33,9 @@
 #define MAX_REPEATS	32
 
 /*
- * Marks the timed part for tests/bench/insn_profile's qemu plugin, which counts only
- * between the two: a long NOP (0f 1f 80 disp32) whose displacement names it, so the
- * mark costs one instruction and means nothing anywhere else.
+ * Marks the timed runs (not the warm-up) for tests/bench/insn_profile's qemu plugin,
+ * which counts only between the two: a long NOP (0f 1f 80 disp32) whose displacement
+ * names it, so the mark costs one instruction and means nothing anywhere else.
  */
 #if defined(__x86_64__) || defined(__i386__)
 #define PROFILE_MARK(name)	".byte 0x0f, 0x1f, 0x80\n\t.long " name
@@ -43,14 +43,18 @@
 #define PROFILE_MARK(name)	""
 #endif
 
+static int warmed_up;	/* the warm-up run is over: mark the timed ones */
+
 static inline void profile_start(void)
 {
-	asm volatile(PROFILE_MARK("0x31666f72") ::: "memory");	/* "rof1": counting on */
+	if (warmed_up)
+		asm volatile(PROFILE_MARK("0x31666f72") ::: "memory");	/* "rof1": on */
 }
 
 static inline void profile_stop(void)
 {
-	asm volatile(PROFILE_MARK("0x30666f72") ::: "memory");	/* "rof0": counting off */
+	if (warmed_up)
+		asm volatile(PROFILE_MARK("0x30666f72") ::: "memory");	/* "rof0": off */
 }
 
 static unsigned long long now_ns(void)
@@ -253,6 +257,7 @@ int main(int argc, char **argv)
 		if (rounds <= 0 || repeats <= 0 || repeats > MAX_REPEATS)
 			return 2;
 		pingpong_once(rounds / 10 + 1);		/* warm up */
+		warmed_up = 1;
 		for (r = 0; r < repeats; r++)
 			v[r] = pingpong_once(rounds);
 		printf("%.1f\n", median(v, repeats));
@@ -272,6 +277,7 @@ int main(int argc, char **argv)
 		/* the same address-space layout in every child: no ASLR noise in the costs */
 		personality(ADDR_NO_RANDOMIZE);
 		forkexec_once(prog, count / 10 + 1);	/* warm up */
+		warmed_up = 1;
 		for (r = 0; r < repeats; r++)
 			v[r] = forkexec_once(prog, count);
 		unlink(prog);
@@ -285,7 +291,8 @@ int main(int argc, char **argv)
 		repeats = atoi(argv[5]);
 		if (!bytes || count <= 0 || repeats <= 0 || repeats > MAX_REPEATS)
 			return 2;
-		write_once(argv[2], bytes, count / 10 + 1);
+		write_once(argv[2], bytes, count / 10 + 1);	/* warm up */
+		warmed_up = 1;
 		for (r = 0; r < repeats; r++)
 			v[r] = write_once(argv[2], bytes, count);
 		printf("%.1f\n", median(v, repeats));
