@@ -19,6 +19,7 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "kselftest_harness.h"
+#include "../lib/harness_skip.h"
 
 #include "fxt.h"
 #include "export/fxt_export.h"
@@ -399,6 +400,9 @@ TEST_F(input, round_trip)
 {
 	struct fxt_export_opts o = { 0 };
 
+	if (setup_skipped(_metadata))
+		return;
+
 	check_export(_metadata, self->in, self->out, &o);
 }
 
@@ -406,6 +410,9 @@ TEST_F(input, round_trip)
 TEST_F(input, small_tables)
 {
 	struct fxt_export_opts o = { .max_strings = 32, .max_threads = 3 };
+
+	if (setup_skipped(_metadata))
+		return;
 
 	check_export(_metadata, self->in, self->out, &o);
 }
@@ -435,6 +442,9 @@ TEST_F(input, golden)
 	size_t glen, wlen;
 	const char *regen = getenv("FXT_REGEN");
 
+	if (setup_skipped(_metadata))
+		return;
+
 	ASSERT_EQ(0, fxt_export(self->in, self->out, &o, &st));
 	if (regen && !strcmp(regen, "1")) {
 		ASSERT_EQ(0, fxt_export(self->in, self->golden, &o, &st));
@@ -459,6 +469,9 @@ TEST_F(input, reopen_same_bytes)
 	struct fxt_export_stats st;
 	char *got, *want;
 	size_t glen, wlen;
+
+	if (setup_skipped(_metadata))
+		return;
 
 	if (!exists(self->golden))
 		SKIP(return, "no golden file yet");
