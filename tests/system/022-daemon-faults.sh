@@ -150,17 +150,27 @@ if mount -t tmpfs -o size=10m recd022b "$full" 2>/dev/null; then
 	for ((i = 0; i < 50; i++)); do recd status >/dev/null 2>&1 && break; sleep 0.1; done
 	writer n 1 400000 20000 200 >/dev/null 2>&1 &
 	wpid=$!
-	wait_gone "$dpid" 300
+	# The least free space while the daemon runs: what it leaves at exit is more when
+	# compression fell behind (a loaded machine), as its spool (O_TMPFILE in the
+	# output directory) goes with it: 1068 KiB once in CI.
+	free_kb=
+	for ((i = 0; i < 3000; i++)); do
+		gone "$dpid" && break
+		kb=$(df -k --output=avail "$full" | tail -n 1 | tr -d ' ')
+		[ -n "$free_kb" ] && [ "$free_kb" -le "$kb" ] || free_kb=$kb
+		sleep 0.1
+	done
 	wait "$dpid"; rc=$?
 	pkill -P "$wpid" 2>/dev/null; kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
-	free_kb=$(df -k --output=avail "$full" | tail -n 1 | tr -d ' ')
+	exit_kb=$(df -k --output=avail "$full" | tail -n 1 | tr -d ' ')
 	nfiles=$(ls "$full"/*.dat 2>/dev/null | wc -l)
-	echo "# almost full disk: $nfiles files, $free_kb KiB left at exit (status $rc)"
+	echo "# almost full disk: $nfiles files, $free_kb KiB left at least, $exit_kb at exit" \
+		"(status $rc)"
 	t_check "almost full disk: regions rotated" grep -q "a CPU region of the file is full" \
 		"$TMP/near.log"
 	t_check "almost full disk: ends on the disk, not a region" grep -q "disk full" "$TMP/near.log"
 	t_check "almost full disk: the disk was used up ($free_kb KiB < 1024 left)" \
-		test "$free_kb" -lt 1024
+		test "${free_kb:-99999}" -lt 1024
 	umount "$full"
 	EXTRA_CLEANUP=
 fi
