@@ -19,7 +19,8 @@ char *cmdlines_merge(const char *first, size_t flen, const char *then, size_t tl
 	long *pids = NULL;
 	char *m;
 
-	for (const char *p = first; p && p < first + flen; ) {
+	/* @first's pids only filter @then: nothing to filter, nothing to collect */
+	for (const char *p = tlen ? first : NULL; p && p < first + flen; ) {
 		const char *nl = memchr(p, '\n', (size_t)(first + flen - p));
 
 		if (n == cap) {
