@@ -27,6 +27,11 @@ t_eq insn-profile.run "$?" 0
 sed 's/^/# /' "$out/report.out"
 
 num='-?[0-9]+(\.[0-9]+)?'
+# near A B REL ABS: A is a number within REL * B + ABS of B, and B > 0
+near() {
+	awk -v a="$1" -v b="$2" -v r="$3" -v k="$4" \
+		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b > 0 && d <= r * b + k) }'
+}
 for m in pp_ftring wr_ftring; do
 	# the mode's section: from its "==" line to the next mode's
 	sec=$(awk -v m="$m" '/^== / { on = ($2 == m ":") } on' "$out/report.out")
@@ -35,8 +40,7 @@ for m in pp_ftring wr_ftring; do
 	t_check "insn-profile.$m.kernel" grep -qF ", kernel ${VM_KVER:-6.1.}" <<<"$(head -n 1 <<<"$sec")"
 	total=$(sed -nE "s/^ *($num)  total\$/\1/p" <<<"$sec")
 	timing=$(sed -nE "s/^ *($num)  vm_pingpong timing:.*/\1/p" <<<"$sec")
-	t_check "insn-profile.$m.agrees" awk -v a="$total" -v b="$timing" \
-		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b > 0 && d <= 0.02 * b + 3) }'
+	t_check "insn-profile.$m.agrees" near "$total" "$timing" 0.02 3
 	# the tracer's own code is the biggest symbol the profile finds
 	first=$(awk '/  total$/ { getline; print; exit }' <<<"$sec")
 	case $m in
@@ -49,7 +53,6 @@ for m in pp_ftring wr_ftring; do
 	module=$(sed -nE "s/^ *($num)  module \[ftring\], all its symbols\$/\1/p" <<<"$sec")
 	split=$(awk '/the function of ours inlined there$/ { on = 1; next } on { s += $1 }
 		END { print s + 0 }' <<<"$sec")
-	t_check "insn-profile.$m.split-sums" awk -v a="$split" -v b="$module" \
-		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 0.01 * b + 1) }'
+	t_check "insn-profile.$m.split-sums" near "$split" "$module" 0.01 1
 done
 t_done
