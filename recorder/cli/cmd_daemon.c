@@ -702,6 +702,11 @@ static int cmd_status(int argc, char **argv)
 	if (s->state == CTL_STATE_STALLED) {
 		/* answered by the daemon's sentinel: the counters are the loop's */
 		printf("  stalled:      %s\n", str[5]);
+		/* what the loop last told it ("" from older daemons) */
+		if (*str[0])
+			printf("  source:       %s\n", str[0]);
+		if (*str[2])
+			printf("  output:       %s\n", str[2]);
 		goto out;
 	}
 	printf("  source:       %s\n", str[0]);

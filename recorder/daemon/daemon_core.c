@@ -224,6 +224,7 @@ static int run(struct recd *d, int ready_fd)
 			 strerror(errno));
 		goto fail;
 	}
+	dmn_publish_what(d);
 	d->state = CTL_STATE_RUNNING;
 	snprintf(msg, sizeof(msg), "recorderd: capturing (pid %d, %s mode) to %s",
 		 (int)getpid(), d->cfg.mode == CONFIG_MODE_FLIGHT ? "flight" : "stream",

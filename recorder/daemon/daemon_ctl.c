@@ -37,6 +37,40 @@ static void put_str(char *buf, size_t size, size_t *off, const char *str)
 }
 
 /*
+ * The first five strings of STATUS (ctl_proto.h): what is captured, from where and to
+ * which file, as the loop last set them up. Returns the bytes used of @buf.
+ */
+static size_t what_strings(struct recd *d, char *buf, size_t size)
+{
+	struct capture_status st = { 0 };
+	char events[4096];
+	size_t off = 0, n = 0;
+
+	if (d->fl)
+		st.source = flight_source_name(d->fl);
+	else if (d->cap)
+		capture_status(d->cap, &st);
+	events[0] = 0;
+	for (int i = 0; i < d->cfg.nr_events && n < sizeof(events); i++)
+		n += snprintf(events + n, sizeof(events) - n, "%s%s", i ? "," : "",
+			      d->cfg.events[i]);
+	put_str(buf, size, &off, st.source ? st.source : d->cfg.source);
+	put_str(buf, size, &off, events);
+	put_str(buf, size, &off, d->cap ? d->cur : "");
+	put_str(buf, size, &off, d->cfg.output_dir);
+	put_str(buf, size, &off, d->cfg_path);
+	return off;
+}
+
+void dmn_publish_what(struct recd *d)
+{
+	char buf[SENTINEL_WHAT_MAX];
+
+	if (d->sn)
+		sentinel_set_what(d->sn, buf, what_strings(d, buf, sizeof(buf)));
+}
+
+/*
  * STATUS: the header, the CPUs asked for (struct ctl_status_req, optional) that fit
  * beside the strings, then the strings. On a machine with more CPUs than fit, the
  * client asks again from where the answer stopped (CTL_STATUS_F_CPU_PAGES).
@@ -63,8 +97,8 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 	};
 	struct ctl_status_req req = { 0 };
 	struct capture_status st = { 0 };
-	char events[4096], trig[16384];
-	size_t off = 0, n = 0, room;
+	char trig[16384];
+	size_t off, n, room;
 	uint32_t total = 0;
 
 	if (len && len != sizeof(req)) {
@@ -75,7 +109,6 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 		memcpy(&req, pl, sizeof(req));
 	if (d->fl) {
 		total = flight_ncpus(d->fl);
-		st.source = flight_source_name(d->fl);
 	} else if (d->cap) {
 		capture_refresh_stats(d->cap);
 		capture_status(d->cap, &st);
@@ -90,16 +123,8 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 			s.spool_peak = st.spool_peak;
 		}
 	}
-	events[0] = 0;
-	for (int i = 0; i < d->cfg.nr_events && n < sizeof(events); i++)
-		n += snprintf(events + n, sizeof(events) - n, "%s%s", i ? "," : "",
-			      d->cfg.events[i]);
 	dmn_triggers_status(d, trig, sizeof(trig));
-	put_str(strs, sizeof(strs), &off, st.source ? st.source : d->cfg.source);
-	put_str(strs, sizeof(strs), &off, events);
-	put_str(strs, sizeof(strs), &off, d->cap ? d->cur : "");
-	put_str(strs, sizeof(strs), &off, d->cfg.output_dir);
-	put_str(strs, sizeof(strs), &off, d->cfg_path);
+	off = what_strings(d, strs, sizeof(strs));
 	put_str(strs, sizeof(strs), &off, d->last_err);
 	put_str(strs, sizeof(strs), &off, trig);
 	put_str(strs, sizeof(strs), &off, d->lastboot);
@@ -440,7 +465,7 @@ static int restart_or_fall_back(struct recd *d, struct rec_config *old, int rest
 	return dmn_next_file(d, "old configuration restored", 1) ? -EIO : -EINVAL;
 }
 
-int dmn_reload(struct recd *d, char *msg, size_t len)
+static int reload(struct recd *d, char *msg, size_t len)
 {
 	struct rec_config nc, old;
 	char err[CONFIG_ERR_LEN], why[256] = "";
@@ -496,6 +521,14 @@ int dmn_reload(struct recd *d, char *msg, size_t len)
 		snprintf(msg + strlen(msg), len - strlen(msg), "' needs a restart (kept old)");
 	log_info("%s", msg);
 	return 0;
+}
+
+int dmn_reload(struct recd *d, char *msg, size_t len)
+{
+	int ret = reload(d, msg, len);
+
+	dmn_publish_what(d);
+	return ret;
 }
 
 static void h_reload(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,

@@ -187,6 +187,7 @@ int dmn_capture_open(struct recd *d, const char *path)
 			return -ENOMEM;
 		}
 	}
+	dmn_publish_what(d);
 	if (d->state == CTL_STATE_RUNNING)
 		log_info("capturing to %s", path);
 	return 0;
@@ -277,6 +278,7 @@ int dmn_capture_close(struct recd *d)
 		close(d->keep_fd);
 		d->keep_fd = -1;
 	}
+	dmn_publish_what(d);
 	return ret;
 }
 
@@ -331,6 +333,7 @@ static int switch_capture(struct recd *d, const char *next)
 	daemon_lock_note(next, d->cfg.instance);
 	d->keep_fd = open(next, O_RDONLY | O_CLOEXEC);
 	d->rs.started = mono_s();
+	dmn_publish_what(d);
 	log_info("capturing to %s", next);
 	return 0;
 }

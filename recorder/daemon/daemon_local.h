@@ -106,6 +106,8 @@ void dmn_check_rotation(struct recd *d);
 extern const struct ctl_command dmn_commands[];
 extern const size_t dmn_nr_commands;
 int dmn_reload(struct recd *d, char *msg, size_t len);
+/* Tells the sentinel what is captured and to which file: after each change of them. */
+void dmn_publish_what(struct recd *d);
 /* The tracefs flight recorder (d->fl); -EOPNOTSUPP: the source is the module. */
 int dmn_flight_open(struct recd *d);
 void dmn_flight_close(struct recd *d);

@@ -2,8 +2,9 @@
 /*
  * The daemon's sentinel (sentinel.h): watchdog pings and control answers that do not
  * depend on the loop's thread being free. It reads nothing of the daemon's state but
- * the loop's last beat (an atomic) and the loop thread's own /proc entries, so it
- * needs no lock and cannot be held up by what holds up the loop.
+ * the loop's last beat (an atomic), the loop thread's own /proc entries and the
+ * strings the loop hands it (copied in and out under what_lock, held for a copy and
+ * nothing else), so it cannot be held up by what holds up the loop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +45,9 @@ struct sentinel {
 	uint64_t		next_ping;
 	uint64_t		logged_ms;	/* last stall message, 0 = none yet */
 	unsigned int		waited_ms;	/* the request being answered waited */
+	pthread_mutex_t		what_lock;
+	size_t			what_len;
+	char			what[SENTINEL_WHAT_MAX]; /* sentinel_set_what() */
 	uint8_t			*rx;
 	struct ctl_reply	*reply;
 };
@@ -142,19 +146,26 @@ static void sn_status(void *ctx, const struct ctl_peer *peer, const void *pl, ui
 		.pid = getpid(),
 		.uptime_ns = (mono_ms() - s->t0_ms) * 1000000ULL,
 	};
-	/* source, events, file, directory, config, last error, triggers, last boot */
-	static const char *const fill[] = { "", "", "", "", "", NULL, "", "" };
+	/* after the loop's five: last error (why it answers here), triggers, last boot */
+	const char *str, *end;
 	char why[160];
 	uint32_t n = 0;
 
 	describe(s, "has left this request waiting", s->waited_ms, why, sizeof(why));
 	ctl_reply_add(r, &st, sizeof(st));
-	for (size_t i = 0; i < sizeof(fill) / sizeof(fill[0]); i++) {
-		const char *str = fill[i] ? fill[i] : why;
+	pthread_mutex_lock(&s->what_lock);
+	str = s->what;
+	end = s->what + s->what_len;
+	for (int i = 0; i < 8; i++) {
+		const char *next = i < 5 && str < end ? memchr(str, 0, end - str) : NULL;
+		const char *one = next ? str : i == 5 ? why : "";
 
-		if (!ctl_reply_add(r, str, strlen(str) + 1))
-			n += strlen(str) + 1;
+		if (!ctl_reply_add(r, one, strlen(one) + 1))
+			n += strlen(one) + 1;
+		if (next)
+			str = next + 1;
 	}
+	pthread_mutex_unlock(&s->what_lock);
 	((struct ctl_status_reply *)r->buf)->strings_len = n;
 }
 
@@ -255,6 +266,7 @@ struct sentinel *sentinel_start(struct loop *l, int listen_fd, int gid, unsigned
 	atomic_store(&s->state, CTL_STATE_RUNNING);
 	atomic_store(&s->beat_ms, mono_ms());
 	s->handoff[0] = s->handoff[1] = -1;
+	pthread_mutex_init(&s->what_lock, NULL);
 	s->stop_fd = eventfd(0, EFD_CLOEXEC);
 	s->rx = malloc(CTL_MAX_MSG);
 	s->reply = malloc(sizeof(*s->reply));
@@ -277,9 +289,24 @@ fail:
 	}
 	free(s->rx);
 	free(s->reply);
+	pthread_mutex_destroy(&s->what_lock);
 	free(s);
 	errno = err;
 	return NULL;
+}
+
+void sentinel_set_what(struct sentinel *s, const char *strs, size_t len)
+{
+	if (!s)
+		return;
+	if (len > sizeof(s->what))
+		len = sizeof(s->what);
+	while (len && strs[len - 1])	/* whole strings only */
+		len--;
+	pthread_mutex_lock(&s->what_lock);
+	memcpy(s->what, strs, len);
+	s->what_len = len;
+	pthread_mutex_unlock(&s->what_lock);
 }
 
 void sentinel_beat(struct sentinel *s)
@@ -324,5 +351,6 @@ void sentinel_stop(struct sentinel *s)
 	close(s->handoff[1]);
 	free(s->rx);
 	free(s->reply);
+	pthread_mutex_destroy(&s->what_lock);
 	free(s);
 }

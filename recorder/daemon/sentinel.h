@@ -10,7 +10,8 @@
  *  - Control socket: a request the loop leaves waiting while it does not turn is
  *    taken here, after SENTINEL_GRACE_MS if the loop sleeps on I/O, else after
  *    SENTINEL_STALL_MS. PING and STATUS are answered (STATUS with state "stalled",
- *    what the loop is blocked in and for how long); any other command is handed
+ *    what the loop is blocked in and for how long, and what it captures to which
+ *    file as it last said, sentinel_set_what()); any other command is handed
  *    back to the loop untouched (sentinel_handoff_fd()), which runs it when it can.
  * Idle, it sleeps in poll(): no wake-up but the watchdog's own period.
  */
@@ -22,6 +23,7 @@
 #define SENTINEL_GRACE_MS	50	/* a request waits this long for a loop on I/O, */
 #define SENTINEL_STALL_MS	1000	/* and this long for one held up otherwise */
 #define SENTINEL_IO_MAX_MS	300000	/* on I/O for longer: a hang, no more pings */
+#define SENTINEL_WHAT_MAX	24576	/* sentinel_set_what(): bytes kept */
 
 struct loop;
 struct sentinel;
@@ -38,6 +40,15 @@ struct sentinel *sentinel_start(struct loop *l, int listen_fd, int gid, unsigned
 
 /* The loop's state for STATUS answered here (CTL_STATE_STOPPING once it stops). */
 void sentinel_set_state(struct sentinel *s, unsigned int state);
+
+/*
+ * What the daemon captures, for STATUS answered here: @len bytes of NUL-terminated
+ * strings, ctl_proto.h's first five (source, events, output file, output directory,
+ * configuration file), copied (SENTINEL_WHAT_MAX bytes at most). The loop sets them
+ * at each change: a status asked while the loop is on the disk still names the file
+ * it writes.
+ */
+void sentinel_set_what(struct sentinel *s, const char *strs, size_t len);
 
 /* The loop turned and is capturing (its watchdog timer, in RUNNING or STOPPING). */
 void sentinel_beat(struct sentinel *s);

@@ -38,6 +38,11 @@ t_check "daemon ready" grep -q READY=1 "$TMP/notify.log"
 
 mark a 1 1000
 sleep 2
+# the file being written, as a script asks for it (CI's 080 took the one of a daemon
+# whose loop was on the disk right then: its sentinel answered, with no file)
+file_now() { timeout 5 "$RECORDERD" status --socket "$SOCK" --json |
+	sed -n 's/.*"output_file": *"\([^"]*\)".*/\1/p'; }
+cur=$(file_now)
 pings() { grep -c "^WATCHDOG=1$" "$TMP/notify.log"; }
 state() { awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$dpid/stat" 2>/dev/null; }
 
@@ -63,6 +68,8 @@ t_check "frozen disk: STATUS answered within 100 ms, state stalled (worst of 5: 
 	test "$worst" -le 100
 t_check "frozen disk: status says stalled" grep -q "^recorderd: stalled (pid $dpid" <<<"$out"
 t_check "frozen disk: status says the loop is blocked on I/O" grep -q "blocked on I/O" <<<"$out"
+t_eq "frozen disk: status still names the file being written" "$(file_now)" "$cur"
+t_check "frozen disk: status still says where it writes" grep -qF "  output:       $cur" <<<"$out"
 
 # a command that changes something waits for the loop, and runs once it can
 timeout 60 "$RECORDERD" rotate --socket "$SOCK" >"$TMP/rotate.out" 2>&1 &
