@@ -7,7 +7,7 @@
 # trace.dat. Bad arguments and inputs must fail with a clear message.
 source "$(dirname "$0")/../lib/tap.sh"
 
-SHARED=${SHARED_DIR:-$TOP/../shared}
+SHARED=${FTRING_SHARED:-$TOP/../shared}
 DUMP=$TOP/build/tests/fxt_dump
 T=/sys/kernel/tracing
 INST=rec_sys030_$$
@@ -63,7 +63,7 @@ for f in host-6.18-zstd host-6.18-none vm-6.1-zstd; do
 	if [ -f "$SHARED/fixtures/$f.dat" ]; then
 		export_check "$f" "$SHARED/fixtures/$f.dat"
 	else
-		t_skip "$f" "$SHARED/fixtures missing (set SHARED_DIR)"
+		t_skip "$f" "$SHARED/fixtures missing (set FTRING_SHARED)"
 	fi
 done
 export_check "irq-syscalls-lost" "$TOP/tests/data/fxt/host-irq-syscalls.dat"

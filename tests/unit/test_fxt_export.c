@@ -5,8 +5,9 @@
  * balanced slices (no dur = -1 in Perfetto), lost-event notices; golden files for fixed
  * inputs (byte for byte; FXT_REGEN=1 rewrites them); the third-party FXT file; errors.
  *
- * Inputs: the shared fixtures ($SHARED_DIR, else <repo top>/../shared) and
- * the .dat files in tests/data/fxt. The repo top is found from this binary (build/tests/..).
+ * Inputs: the shared fixtures (rb_shared_dir(): $FTRING_SHARED, else <repo top>/../shared)
+ * and the .dat files in tests/data/fxt. The repo top is found from this binary
+ * (build/tests/..).
  */
 #include <errno.h>
 #include <limits.h>
@@ -25,6 +26,7 @@
 #include "export/fxt_export.h"
 #include "util/log.h"
 #include "../lib/fxt_decode.h"
+#include "../lib/readback.h"
 
 #define MAX_SW	100000
 #define MAX_TID	(1 << 22)	/* pid_max limit */
@@ -42,7 +44,7 @@ static void find_dirs(void)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *env = getenv("SHARED_DIR");
+	const char *shared = rb_shared_dir();
 
 	if (n > 0) {
 		exe[n] = 0;
@@ -55,10 +57,8 @@ static void find_dirs(void)
 		}
 		snprintf(top_dir, sizeof(top_dir), "%.1000s", exe);
 	}
-	if (env && *env)
-		snprintf(shared_dir, sizeof(shared_dir), "%.1000s", env);
-	else
-		snprintf(shared_dir, sizeof(shared_dir), "%s/../shared", top_dir);
+	/* none found: the fixtures' paths do not exist and their tests skip */
+	snprintf(shared_dir, sizeof(shared_dir), "%.1000s", shared ? shared : "/nonexistent");
 }
 
 struct sw {
@@ -386,7 +386,7 @@ FIXTURE_SETUP(input)
 	tmp_path(self->out, sizeof(self->out), variant->golden);
 	log_max_level = LOG_LVL_ERR;
 	if (!exists(self->in))
-		SKIP(return, "%s missing (set SHARED_DIR to the shared/ directory)",
+		SKIP(return, "%s missing (set FTRING_SHARED to the shared/ directory)",
 		     variant->file);
 }
 
@@ -497,7 +497,7 @@ TEST(v6_same_as_v7)
 	log_max_level = LOG_LVL_ERR;
 	snprintf(in, sizeof(in), "%s/fixtures/host-6.18-zstd.dat", shared_dir);
 	if (!exists(in))
-		SKIP(return, "shared fixtures missing (set SHARED_DIR)");
+		SKIP(return, "shared fixtures missing (set FTRING_SHARED)");
 	if (system("command -v trace-cmd >/dev/null 2>&1"))
 		SKIP(return, "no trace-cmd to write a v6 file");
 	tmp_path(v6, sizeof(v6), "v6.dat");
@@ -528,7 +528,7 @@ TEST(third_party_fxt)
 	find_dirs();
 	snprintf(in, sizeof(in), "%s/fixtures/third-party-janestreet.fxt", shared_dir);
 	if (!exists(in))
-		SKIP(return, "shared fixtures missing (set SHARED_DIR)");
+		SKIP(return, "shared fixtures missing (set FTRING_SHARED)");
 	ASSERT_EQ(0, fxt_decode_file(in, 0, NULL, NULL, &s, err, sizeof(err)))
 		TH_LOG("%s", err);
 	EXPECT_EQ(35463ULL, s.records);
