@@ -164,9 +164,12 @@ if [ -z "$errs" ]; then g_ok service.journal-clean; else
 sed -i 's/^mode *=.*/mode = stream/' $conf
 mark_journal
 systemctl restart recorderd >"$O/restart.txt" 2>&1
-# Type=notify: restart returned after READY=1, so the capture is already live
+# Type=notify: restart returned after READY=1, so the capture is already live (the
+# loop may be on the disk right then: the sentinel's "stalled" names the file too)
 recorderd status >"$O/status-stream.txt" 2>&1
-if grep -q '^recorderd: running' "$O/status-stream.txt"; then
+if grep -q '^recorderd: running' "$O/status-stream.txt" ||
+   { grep -q '^recorderd: stalled' "$O/status-stream.txt" &&
+     grep -q '^  output: */var/lib/recorderd/' "$O/status-stream.txt"; }; then
 	g_ok sd.ready-means-running
 else
 	g_fail sd.ready-means-running "status right after restart: $(last 4 "$O/status-stream.txt")"
