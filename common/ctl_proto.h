@@ -100,7 +100,8 @@ enum ctl_state {
 	CTL_STATE_STOPPING	= 2,
 	CTL_STATE_FAILED	= 3,	/* capture stopped on an error; daemon still answers */
 	CTL_STATE_STALLED	= 4,	/* the daemon's loop is held up (a stalled disk): the
-					 * answer has no counters, the last error says why */
+					 * answer has no counters, the last error says why;
+					 * source to config are the loop's last ones */
 };
 
 enum ctl_mode {

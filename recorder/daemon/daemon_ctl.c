@@ -173,6 +173,8 @@ static void h_stop(void *ctx, const struct ctl_peer *peer, const void *pl, uint3
 	log_info("stop requested by pid %d (uid %u)", peer->pid, peer->uid);
 	dmn_triggers_stop(d);
 	d->state = CTL_STATE_STOPPING;
+	/* finishing the files below may keep the loop on the disk: "stopping", not "stalled" */
+	sentinel_set_state(d->sn, CTL_STATE_STOPPING);
 	daemon_notify("STOPPING=1");
 	dmn_arm_stop_timeout(d);
 	/* Finish here so the answer means "the files are final". */
@@ -250,6 +252,7 @@ void dmn_flight_close(struct recd *d)
 	}
 	flight_stop(d->fl);
 	d->fl = NULL;
+	dmn_publish_what(d);
 }
 
 int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr, char *why,

@@ -310,18 +310,21 @@ static int switch_capture(struct recd *d, const char *next)
 {
 	struct capture_status st;
 	uint64_t raw, file;
+	unsigned int rotations;
 	bool removed;
 	int ret;
 
 	capture_status(d->cap, &st);
 	raw = st.done_raw_bytes;
 	file = st.done_file_bytes;
+	rotations = st.rotations;
 	removed = removed_before_finish(d);
 	ret = capture_rotate(d->cap, next);
-	if (ret)
-		return ret;
 	/* The old file's final size is known once it is finished. */
 	capture_status(d->cap, &st);
+	/* an error after the switch: @next is the file written (and finished) all the same */
+	if (st.rotations == rotations)
+		return ret;
 	d->done_raw += st.done_raw_bytes - raw;
 	d->done_file += st.done_file_bytes - file;
 	d->files++;
@@ -334,8 +337,9 @@ static int switch_capture(struct recd *d, const char *next)
 	d->keep_fd = open(next, O_RDONLY | O_CLOEXEC);
 	d->rs.started = mono_s();
 	dmn_publish_what(d);
-	log_info("capturing to %s", next);
-	return 0;
+	if (!ret)
+		log_info("capturing to %s", next);
+	return ret;
 }
 
 /*

@@ -209,15 +209,15 @@ const char *rb_shared_dir(void)
 	if (n <= 0)
 		return NULL;
 	exe[n] = '\0';
-	for (up = 0; up < 4; up++) {
+	for (up = 0; up < 3; up++) {
 		p = strrchr(exe, '/');
 		if (!p)
 			return NULL;
 		*p = '\0';
-		snprintf(dir, sizeof(dir), "%s/../shared", exe);
-		if (!stat(dir, &st) && S_ISDIR(st.st_mode))
-			return dir;
 	}
+	snprintf(dir, sizeof(dir), "%s/../shared", exe);
+	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+		return dir;
 	dir[0] = '\0';
 	return NULL;
 }

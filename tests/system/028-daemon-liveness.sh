@@ -43,6 +43,7 @@ sleep 2
 file_now() { timeout 5 "$RECORDERD" status --socket "$SOCK" --json |
 	sed -n 's/.*"output_file": *"\([^"]*\)".*/\1/p'; }
 cur=$(file_now)
+t_check "status names the file being written" test -n "$cur"
 pings() { grep -c "^WATCHDOG=1$" "$TMP/notify.log"; }
 state() { awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$dpid/stat" 2>/dev/null; }
 
