@@ -91,9 +91,7 @@ arm64:
 		CROSS_COMPILE=$(A64CC:gcc=) M=$(CURDIR)/$(A64)/kmod modules
 
 checkpatch: $(B)/ext/kselftest_harness.h
-	$(B)/ext/checkpatch/checkpatch.pl --strict --no-tree --show-types --terse \
-		-f $(filter-out %.mod.c,$(wildcard kmod/*.c)) kmod/*.h \
-		common/ftring_abi.h common/ftrace_page.h common/ftring_events.h
+	scripts/checkpatch
 
 check: setup
 	$(MAKE) all arm64 fuzz-build

@@ -3,7 +3,7 @@
 # The ftring module builds warning-free against the kernel headers (`make module`,
 # `make module-6.12` for Debian 12's 6.12 kernel, `make arm64` for Debian's arm64 6.1),
 # and the module sources pass checkpatch --strict. Rule types are waived only where
-# the file's purpose requires them, each with its reason below.
+# the file's purpose requires them, each with its reason (scripts/checkpatch).
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$TOP" || exit 1
 
@@ -81,34 +81,10 @@ else
 fi
 rm -f "$log"
 
-cp=build/ext/checkpatch/checkpatch.pl
-if [ ! -x "$cp" ]; then
-	t_skip checkpatch "$cp missing (make setup)"
-	t_done
-fi
-# checkpatch FILE [TYPES-TO-IGNORE]: zero errors, warnings and checks otherwise.
-checkpatch() {
-	local out
-	out=$("$cp" --strict --no-tree --show-types --terse ${2:+--ignore "$2"} -f "$1" 2>&1)
-	if grep -q ': \(ERROR\|WARNING\|CHECK\):' <<<"$out"; then
-		t_fail "checkpatch.$1" "$(grep -m 3 ': \(ERROR\|WARNING\|CHECK\):' <<<"$out")"
-	else
-		t_ok "checkpatch.$1"
-	fi
-}
-for f in kmod/*.c kmod/*.h common/ftrace_page.h; do
-	case $f in
-	*.mod.c) continue ;;
-	# every kernel-version test lives here by design
-	kmod/compat.h) checkpatch "$f" LINUX_VERSION_CODE,CONSTANT_COMPARISON ;;
-	# X-macro generators: arguments are type and field names, bodies are declarations
-	kmod/events.c) checkpatch "$f" MACRO_ARG_REUSE,TRAILING_SEMICOLON ;;
-	*) checkpatch "$f" ;;
-	esac
+# checkpatch --strict, file by file, with scripts/checkpatch's waivers (and reasons)
+[ -x build/ext/checkpatch/checkpatch.pl ] || { t_skip checkpatch "checkpatch.pl missing (make setup)"; t_done; }
+for f in $(scripts/checkpatch --list); do
+	if out=$(scripts/checkpatch "$f"); then t_ok "checkpatch.$f"; else
+		t_fail "checkpatch.$f" "$(head -n 3 <<<"$out")"; fi
 done
-# the uapi keeps upstream trace_buffer_meta's field names (Reserved2)
-checkpatch common/ftring_abi.h CAMELCASE
-# the event schema is an X-macro table (lists of field macros, struct generators)
-checkpatch common/ftring_events.h \
-	COMPLEX_MACRO,MACRO_ARG_REUSE,MULTISTATEMENT_MACRO_USE_DO_WHILE,TRAILING_SEMICOLON
 t_done
