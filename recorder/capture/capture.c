@@ -584,6 +584,17 @@ static int sync_file(struct capture *c)
 	long r;
 	int ret;
 
+	/*
+	 * The chunks of the sync before are not all compressed yet, a whole sync_ms later:
+	 * the workload leaves the compression threads no CPU. They go in as they are
+	 * (stored zstd frames, a copy each) rather than wait in memory or the spool, where
+	 * a crash would take them: the promise holds on a saturated machine too.
+	 */
+	if (c->pool && c->resync_at) {
+		chunk_pool_reap_until(c->pool, c->resync_at);
+		if (v7_error(c->out.w))
+			return fail(c, v7_error(c->out.w), -1);
+	}
 	for (int i = 0; i < c->ncpus && !c->held; i++) {
 		r = move_cpu(c, i, 1, ROUNDS_PER_WAKE);
 		if (r < 0)
@@ -995,6 +1006,7 @@ void capture_status(struct capture *c, struct capture_status *st)
 		st->spooled = ps.spooled;
 		st->spool_peak = ps.spool_peak;
 		st->helped = ps.helped;
+		st->stored = ps.stored;
 		st->workers = ps.workers;
 	}
 	st->cpu = c->cpu;

@@ -107,6 +107,7 @@ struct capture_status {
 	uint64_t			spooled;	/* of those, spilled raw to the spool */
 	uint64_t			spool_peak;	/* largest spool, bytes */
 	uint64_t			helped;		/* compressed on the page path, waiting */
+	uint64_t			stored;		/* uncompressed: a sync could not wait */
 	unsigned int			workers;	/* compression threads, 0 = none */
 	const struct capture_cpu_status	*cpu;		/* [ncpus], valid until capture_free */
 };

@@ -95,9 +95,9 @@ static void summary(struct capture *c, const char *output, double startup)
 	if (st.workers) {
 		printf("  compression: %llu chunks on %u threads, ", (unsigned long long)st.chunks,
 		       st.workers);
-		printf("%llu spilled to the spool (peak %.1f MiB), %llu compressed by the page path while it waited\n",
+		printf("%llu spilled to the spool (peak %.1f MiB), %llu compressed by the page path while it waited, %llu stored uncompressed for a sync\n",
 		       (unsigned long long)st.spooled, st.spool_peak / 1048576.0,
-		       (unsigned long long)st.helped);
+		       (unsigned long long)st.helped, (unsigned long long)st.stored);
 	}
 	/* our own CPU time only (not COMMAND's) */
 	if (!getrusage(RUSAGE_SELF, &ru))

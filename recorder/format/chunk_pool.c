@@ -54,6 +54,7 @@ struct cp_job {
 	size_t		ulen;
 	ssize_t		clen;		/* frame bytes or -errno, once done */
 	uint64_t	spool_off;
+	bool		in_reap_buf;	/* its frame is in reap_buf (store_head()) */
 };
 
 /* A compressing thread, or the reaping thread when it helps (no thread then). */
@@ -127,8 +128,11 @@ static int spool_io(int fd, void *buf, size_t len, uint64_t off, bool write)
 	return 0;
 }
 
-/* Compresses @j into @w->out (+ headroom) and puts the frame where the input was. */
-static void run_job(struct chunk_pool *p, struct cp_worker *w, struct cp_job *j)
+/*
+ * Compresses @j into @w->out (+ headroom), or frames it uncompressed (@store), and puts
+ * the frame where the input was.
+ */
+static void run_job(struct chunk_pool *p, struct cp_worker *w, struct cp_job *j, bool store)
 {
 	size_t hr = p->par.headroom;
 	const char *in;
@@ -145,7 +149,8 @@ static void run_job(struct chunk_pool *p, struct cp_worker *w, struct cp_job *j)
 		}
 		in = w->in;
 	}
-	clen = codec_compress(w->ctx, in, j->ulen, w->out + hr, p->slot_cap - hr);
+	clen = store ? codec_store(p->par.codec, in, j->ulen, w->out + hr, p->slot_cap - hr) :
+		codec_compress(w->ctx, in, j->ulen, w->out + hr, p->slot_cap - hr);
 	if (clen >= 0) {
 		if (j->slot >= 0)
 			memcpy(p->slots[j->slot] + hr, w->out + hr, (size_t)clen);
@@ -155,6 +160,26 @@ static void run_job(struct chunk_pool *p, struct cp_worker *w, struct cp_job *j)
 			clen = ret;
 	}
 	j->clen = clen;
+}
+
+/*
+ * The head job, taken by the reaper to store: framed from its slot or the spool
+ * straight into reap_buf, where deliver_head() takes it (no copy back to the slot,
+ * no round trip through the spool).
+ */
+static void store_head(struct chunk_pool *p, struct cp_job *j)
+{
+	size_t hr = p->par.headroom;
+	const char *in = p->self.in;
+	int ret = 0;
+
+	if (j->slot >= 0)
+		in = p->slots[j->slot] + hr;
+	else
+		ret = spool_io(p->spool_fd, p->self.in, j->ulen, j->spool_off, false);
+	j->clen = ret ? ret : codec_store(p->par.codec, in, j->ulen, p->reap_buf + hr,
+					  p->slot_cap - hr);
+	j->in_reap_buf = true;
 }
 
 /*
@@ -214,7 +239,7 @@ static void *worker_main(void *arg)
 		if (atomic_load(&p->quit))
 			break;
 		i = take_job(p, (int)(w - p->workers));
-		run_job(p, w, job_at(p, i));
+		run_job(p, w, job_at(p, i), false);
 		job_done(p, i);
 		/* The reaper raised us while it waited for that job: back to idle. */
 		if (atomic_exchange(&w->boosted, false))
@@ -447,6 +472,7 @@ int chunk_pool_submit(struct chunk_pool *p, void *owner, int tag, const void *in
 	j->tag = tag;
 	j->ulen = len;
 	j->clen = 0;
+	j->in_reap_buf = false;
 	if (p->nfree) {
 		j->slot = p->free_slots[--p->nfree];
 		memcpy(p->slots[j->slot] + p->par.headroom, in, len);
@@ -476,10 +502,10 @@ int chunk_pool_submit(struct chunk_pool *p, void *owner, int tag, const void *in
 static void deliver_head(struct chunk_pool *p)
 {
 	struct cp_job *j = job_at(p, p->head);
-	char *buf = j->slot >= 0 ? p->slots[j->slot] : p->reap_buf;
+	char *buf = j->slot >= 0 && !j->in_reap_buf ? p->slots[j->slot] : p->reap_buf;
 	ssize_t clen = j->clen;
 
-	if (j->slot < 0 && clen > 0) {
+	if (j->slot < 0 && clen > 0 && !j->in_reap_buf) {
 		int ret = spool_io(p->spool_fd, p->reap_buf + p->par.headroom, (size_t)clen,
 				   j->spool_off, false);
 
@@ -519,7 +545,11 @@ static bool rearm(struct chunk_pool *p)
 	return p->head != p->tail && atomic_load(&job_at(p, p->head)->state) == JOB_DONE;
 }
 
-long chunk_pool_reap(struct chunk_pool *p, enum chunk_pool_wait wait)
+/*
+ * Delivers what is done, then waits as @wait says, or (@until) until the jobs before
+ * index @until are delivered; those the reaper takes itself are stored, not compressed.
+ */
+static long reap(struct chunk_pool *p, enum chunk_pool_wait wait, uint64_t until)
 {
 	struct pollfd pfd = { .fd = p->efd, .events = POLLIN };
 	long n = 0;
@@ -533,17 +563,26 @@ long chunk_pool_reap(struct chunk_pool *p, enum chunk_pool_wait wait)
 			deliver_head(p);
 			n++;
 		}
-		if (wait == CHUNK_POOL_NOWAIT || wait == CHUNK_POOL_FD ||
-		    (wait == CHUNK_POOL_ROOM && has_room(p)) || (wait == CHUNK_POOL_ONE && n) ||
-		    p->head == p->tail)
+		if (until ? p->head >= until :
+		    wait == CHUNK_POOL_NOWAIT || wait == CHUNK_POOL_FD ||
+		    (wait == CHUNK_POOL_ROOM && has_room(p)) || (wait == CHUNK_POOL_ONE && n))
+			break;
+		if (p->head == p->tail)
 			break;
 		/* Waiting: compress the next queued job here rather than sleep. */
-		if (!sem_trywait(&p->queued)) {
+		if ((!until || atomic_load(&p->next_queued) < until) && !sem_trywait(&p->queued)) {
 			uint64_t i = take_job(p, BY_REAPER);
+			bool store = i < until;
 
-			run_job(p, &p->self, job_at(p, i));
+			if (store && i == p->head)
+				store_head(p, job_at(p, i));
+			else
+				run_job(p, &p->self, job_at(p, i), store);
 			job_done(p, i);
-			p->st.helped++;
+			if (store)
+				p->st.stored++;
+			else
+				p->st.helped++;
 			continue;
 		}
 		/*
@@ -555,6 +594,16 @@ long chunk_pool_reap(struct chunk_pool *p, enum chunk_pool_wait wait)
 			poll(&pfd, 1, BOOST_RETRY_MS);
 	}
 	return n;
+}
+
+long chunk_pool_reap(struct chunk_pool *p, enum chunk_pool_wait wait)
+{
+	return reap(p, wait, 0);
+}
+
+long chunk_pool_reap_until(struct chunk_pool *p, uint64_t jobs)
+{
+	return jobs > p->head ? reap(p, CHUNK_POOL_ALL, jobs < p->tail ? jobs : p->tail) : 0;
 }
 int chunk_pool_fd(const struct chunk_pool *p)
 {

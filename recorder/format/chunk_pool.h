@@ -10,6 +10,8 @@
  *							for each job done, in order
  *	poll chunk_pool_fd(p) for POLLIN: jobs are ready to be reaped (CHUNK_POOL_FD)
  *	chunk_pool_reap(p, CHUNK_POOL_ALL);		all of them (the caller helps)
+ *	chunk_pool_reap_until(p, jobs);			the first @jobs ever submitted,
+ *							now: stored if not compressed yet
  *	chunk_pool_free(p);
  *
  * Bounds: mem_jobs chunks wait in memory; past that, input is spilled raw to a spool
@@ -65,6 +67,7 @@ struct chunk_pool_stats {
 	uint64_t	jobs;		/* submitted */
 	uint64_t	spooled;	/* of those, spilled to the spool file */
 	uint64_t	helped;		/* compressed by the reaping thread while it waited */
+	uint64_t	stored;		/* stored uncompressed by chunk_pool_reap_until() */
 	uint64_t	full;		/* submits refused: memory, spool and slots full */
 	uint64_t	spool_peak;	/* largest spool file size, bytes */
 	unsigned int	in_flight;	/* submitted, not delivered */
@@ -87,6 +90,15 @@ int chunk_pool_submit(struct chunk_pool *p, void *owner, int tag, const void *in
 
 /* Delivers the jobs done, in submission order, waiting as @wait says. Return: count. */
 long chunk_pool_reap(struct chunk_pool *p, enum chunk_pool_wait wait);
+
+/*
+ * Delivers, in order, every job of the first @jobs submitted (chunk_pool_stats().jobs
+ * at some earlier time), now: one no worker has taken yet is stored (codec_store():
+ * framed as it is, a copy's cost), one a worker holds is waited for at the caller's
+ * priority. For a sync that cannot wait for workers the workload leaves no CPU to.
+ * Return: jobs delivered.
+ */
+long chunk_pool_reap_until(struct chunk_pool *p, uint64_t jobs);
 
 /* Readable (POLLIN) when a job is ready to be delivered; reaping clears it. */
 int chunk_pool_fd(const struct chunk_pool *p);

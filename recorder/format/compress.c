@@ -8,6 +8,7 @@
  * buffer of that size (formats.md A.2).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,7 @@ struct codec {
 	void		(*ctx_free)(void *priv);
 	ssize_t		(*compress)(void *priv, const void *in, size_t in_len,
 				    void *out, size_t out_cap);
+	ssize_t		(*store)(const void *in, size_t in_len, void *out, size_t out_cap);
 };
 
 struct codec_ctx {
@@ -86,6 +88,49 @@ static ssize_t zstd_compress(void *priv, const void *in, size_t in_len, void *ou
 	return (ssize_t)ret;
 }
 
+/*
+ * A zstd frame of raw blocks: the bytes as they are, framed (RFC 8878 3.1.1). libzstd
+ * has no level that does not look for matches; this costs a copy. Header: the magic
+ * number, a descriptor with Single_Segment_flag set and a 4-byte Frame_Content_Size
+ * (so no Window_Descriptor: the window is the content), then blocks of at most
+ * ZSTD_BLOCKSIZE_MAX (128 KiB) with a 3-byte header each: Last_Block (bit 0),
+ * Block_Type 0 = Raw_Block (bits 1-2), Block_Size (bits 3-23).
+ */
+#define ZSTD_FHD_FCS4_SINGLE	0xa0	/* Frame_Content_Size_flag 2, Single_Segment */
+
+static void put_le(unsigned char *p, unsigned long long v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static ssize_t zstd_store(const void *in, size_t in_len, void *out, size_t out_cap)
+{
+	size_t nblk = in_len ? (in_len + ZSTD_BLOCKSIZE_MAX - 1) / ZSTD_BLOCKSIZE_MAX : 1;
+	size_t need = 4 + 1 + 4 + 3 * nblk + in_len, off = 0;
+	unsigned char *o = out;
+	const char *i = in;
+
+	if (in_len > 0xffffffffULL)
+		return -EINVAL;
+	if (need > out_cap)
+		return -ENOBUFS;
+	put_le(o, ZSTD_MAGICNUMBER, 4);
+	o[4] = ZSTD_FHD_FCS4_SINGLE;
+	put_le(o + 5, in_len, 4);
+	o += 9;
+	do {
+		size_t n = in_len - off < ZSTD_BLOCKSIZE_MAX ? in_len - off : ZSTD_BLOCKSIZE_MAX;
+		bool last = off + n == in_len;
+
+		put_le(o, (unsigned long long)n << 3 | last, 3);
+		memcpy(o + 3, i + off, n);
+		o += 3 + n;
+		off += n;
+	} while (off < in_len);
+	return (ssize_t)need;
+}
+
 /* none: used only for the table's sake; the writer stores raw data unframed */
 
 static const char *none_version(void)
@@ -118,9 +163,16 @@ static ssize_t none_compress(void *priv, const void *in, size_t in_len, void *ou
 	return (ssize_t)in_len;
 }
 
+static ssize_t none_store(const void *in, size_t in_len, void *out, size_t out_cap)
+{
+	return none_compress(NULL, in, in_len, out, out_cap);
+}
+
 static const struct codec codecs[] = {
-	{ "zstd", zstd_version, zstd_bound, zstd_ctx_new, zstd_ctx_free, zstd_compress },
-	{ "none", none_version, none_bound, none_ctx_new, none_ctx_free, none_compress },
+	{ "zstd", zstd_version, zstd_bound, zstd_ctx_new, zstd_ctx_free, zstd_compress,
+	  zstd_store },
+	{ "none", none_version, none_bound, none_ctx_new, none_ctx_free, none_compress,
+	  none_store },
 };
 
 /**
@@ -223,6 +275,22 @@ ssize_t codec_compress(struct codec_ctx *ctx, const void *in, size_t in_len,
 		       void *out, size_t out_cap)
 {
 	return ctx->codec->compress(ctx->priv, in, in_len, out, out_cap);
+}
+
+/**
+ * codec_store() - frame one block without compressing it
+ * @c: codec
+ * @in: input bytes
+ * @in_len: input length
+ * @out: output buffer
+ * @out_cap: its size; codec_bound(@in_len) always suffices
+ *
+ * Return: the frame length, or -ENOBUFS.
+ */
+ssize_t codec_store(const struct codec *c, const void *in, size_t in_len, void *out,
+		    size_t out_cap)
+{
+	return c->store(in, in_len, out, out_cap);
 }
 
 /*

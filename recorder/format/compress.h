@@ -38,6 +38,14 @@ ssize_t codec_compress(struct codec_ctx *ctx, const void *in, size_t in_len,
 		       void *out, size_t out_cap);
 
 /*
+ * One frame of @in as it is, for the decompressor of the codec to read (zstd: raw
+ * blocks): what a chunk costs to write when there is no time to compress it. Returns
+ * the frame length or -errno (-ENOBUFS if it does not fit @out_cap).
+ */
+ssize_t codec_store(const struct codec *c, const void *in, size_t in_len, void *out,
+		    size_t out_cap);
+
+/*
  * zstd decompression of one frame into @out (@out_cap bytes, never more written).
  * Returns the bytes produced, -ENOBUFS when they would not fit, -EBADMSG for a bad
  * frame. For readers of files that are not trusted: bounded, never crashes.

@@ -83,10 +83,11 @@ ours() {
 	# markers: the writer's own count is exact
 	[ "$load" = markers ] && ev=$(sed -n 's/^ops //p' <<<"$out")
 	if [ -z "$pages" ]; then echo "run $load/$src/$comp failed:"; echo "$out"; return; fi
-	# chunks the compression threads (SCHED_IDLE) left to the spool: written twice
+	# chunks the compression threads (SCHED_IDLE) left to the spool (written twice), and
+	# those a sync then stored uncompressed (the threads had not got to them by the next)
 	R[$load,$src/$comp${dur:+/$dur},spool]=$(sed -n \
-		's/.*compression: \([0-9]*\) chunks .*, \([0-9]*\) spilled.*/\1 \2/p' <<<"$out" |
-		awk '{ printf "%.0f%%", $1 ? 100 * $2 / $1 : 0 }')
+		's/.*compression: \([0-9]*\) chunks .*, \([0-9]*\) spilled.*, \([0-9]*\) stored.*/\1 \2 \3/p' \
+		<<<"$out" | awk '{ printf "%.0f%%/%.0f%%", $1 ? 100 * $2 / $1 : 0, $1 ? 100 * $3 / $1 : 0 }')
 	put "$load,$src/$comp${dur:+/$dur}" "$s" "$ev" "$(awk -v m="$mib" 'BEGIN{print m*1048576}')" \
 		"$cpu" \
 		"$(awk -v m="$mib" -v f="$(fly_bytes "$f")" 'BEGIN{printf "%.2f", (f > 0) ? m * 1048576 / f : 0}')" \
@@ -202,11 +203,12 @@ done
 
 echo "recorderd record benchmark: $secs s per run, $ncpu CPUs, ${kb} KiB ring per CPU, $(uname -r)"
 echo "(peer:zstd-*/cat-file: MB/s is file to file, not bounded by a load)"
-echo "(spooled: chunks the compression threads left to the spool file, written twice)"
-printf '%-8s %-14s %9s %7s %9s %11s %7s %7s %s\n' load run events/s MB/s cpu-s/GB cpu-s/Mev \
-	ratio spooled lost
+echo "(spool/stored: chunks the compression threads left to the spool file, written twice;"
+echo " of all chunks, those a sync stored uncompressed, not compressed by the next sync)"
+printf '%-8s %-14s %9s %7s %9s %11s %7s %12s %s\n' load run events/s MB/s cpu-s/GB cpu-s/Mev \
+	ratio spool/stored lost
 for k in "${rows[@]}"; do
-	printf '%-8s %-14s %9s %7s %9s %11s %7s %7s %s\n' "${k%%,*}" "${k#*,}" "${R[$k,ev_s]}" \
+	printf '%-8s %-14s %9s %7s %9s %11s %7s %12s %s\n' "${k%%,*}" "${k#*,}" "${R[$k,ev_s]}" \
 		"${R[$k,mb_s]}" "${R[$k,cpu_gb]}" "${R[$k,cpu_mev]}" "${R[$k,ratio]}" \
 		"${R[$k,spool]:--}" "${R[$k,lost]}"
 done

@@ -9,6 +9,8 @@
 #  - every marker is in the file once and in order, nothing lost: the spool delays
 #    chunks, it never drops or reorders them;
 #  - trace-cmd reads the file without an error, and no spool file is left beside it;
+#  - a kill -9 while compression is behind loses none of what was written more than two
+#    syncs before (the sync stores what the threads could not compress in time);
 #  - the daemon: `recorderd status` (text and --json) gives the same count (whether its
 #    threads fall behind here varies: waking for each chunk, they often keep up), and
 #    its file holds every marker.
@@ -46,6 +48,36 @@ t_check "in the order written" sort -n -c -u "$TMP/seq"
 t_check "trace-cmd reads it without an error" report_ok "$OUT/spool.dat"
 # (the spool is an O_TMPFILE: this guards against a named one left behind)
 t_eq "nothing but the trace left in the output directory" "$(ls "$OUT")" spool.dat
+
+# A crash while compression is behind (the busy loop keeps it so): kill -9 the recorder
+# SETTLE seconds after the last marker, more than two syncs (1 s) and a period (0.2 s).
+# The chunks of each sync the threads did not compress by the next go into the file
+# uncompressed (stored zstd frames), so the recovered file holds every marker; before,
+# they waited in memory and the spool, and the crash took most of them.
+SETTLE=3
+taskset -c 0 bash -c 'while :; do :; done' &
+busy=$!
+taskset -c 0 "$RECORDERD" record -B "$INST" -s mmap -C zstd -b 4096 -o "$OUT/crash.dat" \
+	-- sleep 600 >"$TMP/crash.log" 2>&1 &
+rec=$!
+for ((i = 0; i < 100; i++)); do
+	[ "$(cat "$TRACEFS/instances/$INST/tracing_on" 2>/dev/null)" = 1 ] && break
+	sleep 0.1
+done
+taskset -c 1 "$VM_LOAD" markers "$M" "$N" 100000 64 >/dev/null
+sleep $SETTLE
+kill -9 $rec
+kill "$busy"
+pkill -f "^sleep 600$"
+wait $rec 2>/dev/null
+"$RECORDERD" recover "$OUT/crash.dat" >"$TMP/recover.log" 2>&1
+sed 's/^/# /' "$TMP/recover.log"
+trace-cmd report "$OUT/crash.dat" 2>/dev/null | grep -oE 'bm[0-9]+ ' | tr -d 'bm ' >"$TMP/cseq"
+t_eq "kill -9 while compression is behind: every marker of more than ${SETTLE} s before in the file" \
+	"$(sort -n -u "$TMP/cseq" | wc -l)" "$N"
+t_check "kill -9 while compression is behind: trace-cmd reads it without an error" \
+	report_ok "$OUT/crash.dat"
+rm -f "$OUT/crash.dat"
 
 # The daemon, pinned to CPU 0 with the busy loop: its status says what was spooled.
 rm -f "$OUT/spool.dat"

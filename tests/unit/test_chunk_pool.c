@@ -4,6 +4,7 @@
  * order, from memory and from the spool; a full pool refuses and reaping makes room.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -154,6 +155,47 @@ TEST(spills_to_the_spool)
 	/* O_TMPFILE: nothing left in the directory. */
 	EXPECT_EQ(0, rmdir(dir));
 	check_all_in_order(_metadata, 64);
+}
+
+/*
+ * A sync that cannot wait: the first 40 of 60 jobs (memory and spool) are delivered at
+ * once, in order, whole; those the worker had not taken (on one CPU with this busy
+ * thread it gets next to none) are stored zstd frames, which decompress as any other.
+ */
+TEST(reap_until_stores_what_waits)
+{
+	char dir[] = "/tmp/cpool.XXXXXX";
+	struct chunk_pool_stats st;
+	struct chunk_pool *p;
+	static char in[JOB];
+	cpu_set_t one, old;
+	long n;
+
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(old), &old));
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	ASSERT_NE(NULL, mkdtemp(dir));
+	p = new_pool(1, 4, 64, dir);
+	ASSERT_NE(NULL, p);
+	for (int i = 0; i < 60; i++) {
+		job_fill(in, i);
+		ASSERT_EQ(0, chunk_pool_submit(p, &got, i, in, job_len(i)));
+	}
+	n = chunk_pool_reap_until(p, 40);
+	chunk_pool_stats(p, &st);
+	EXPECT_GE(n, 40);
+	EXPECT_EQ(60 - n, st.in_flight);
+	EXPECT_GE(st.stored, 1);
+	EXPECT_LE(st.stored, 40);
+	EXPECT_EQ(0, st.helped);
+	/* delivered already: nothing to do */
+	EXPECT_EQ(0, chunk_pool_reap_until(p, 40));
+	EXPECT_EQ(60 - n, chunk_pool_reap(p, CHUNK_POOL_ALL));
+	chunk_pool_free(p);
+	EXPECT_EQ(0, rmdir(dir));
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(old), &old));
+	check_all_in_order(_metadata, 60);
 }
 
 /* Memory and job slots full, no spool: refused until a reap made room, nothing lost. */

@@ -99,4 +99,45 @@ TEST(none_copies)
 	codec_ctx_free(NULL);
 }
 
+/*
+ * A stored frame (raw blocks) is one zstd frame libzstd reads back byte for byte, whatever
+ * the size: empty, below, at and past one 128 KiB block; it fits codec_bound().
+ */
+TEST(zstd_store_reads_back)
+{
+	static const size_t sizes[] = { 0, 1, 4096, 131071, 131072, 131073, 300000, 1 << 20 };
+	const struct codec *z = codec_find("zstd");
+	struct codec_dctx *d = codec_dctx_new();
+	size_t cap = codec_bound(z, 1 << 20);
+	unsigned char *in = malloc(1 << 20), *out = malloc(cap), *back = malloc(1 << 20);
+
+	ASSERT_NE(NULL, d);
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, back);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t n = sizes[k], blocks = n ? (n + 131071) / 131072 : 1;
+		ssize_t c;
+
+		fill(in, n, (unsigned int)k, k & 1);
+		c = codec_store(z, in, n, out, codec_bound(z, n));
+		ASSERT_EQ((ssize_t)(n + 9 + 3 * blocks), c) TH_LOG("%zu bytes", n);
+		EXPECT_EQ((unsigned long long)n, ZSTD_getFrameContentSize(out, (size_t)c));
+		EXPECT_EQ((size_t)c, ZSTD_findFrameCompressedSize(out, (size_t)c));
+		EXPECT_EQ((ssize_t)n, codec_decompress(d, out, (size_t)c, back, 1 << 20));
+		EXPECT_EQ(0, memcmp(in, back, n));
+		/* the bytes past the frame are not part of it: a cut one is refused */
+		if (n)
+			EXPECT_EQ(-EBADMSG, codec_decompress(d, out, (size_t)c - 1, back, n));
+	}
+	EXPECT_EQ(-ENOBUFS, codec_store(z, in, 4096, out, 4096 + 11));
+	fill(in, 4096, 1, 0);
+	EXPECT_EQ(4096, codec_store(codec_find("none"), in, 4096, out, 4096));
+	EXPECT_EQ(0, memcmp(in, out, 4096));
+	codec_dctx_free(d);
+	free(in);
+	free(out);
+	free(back);
+}
+
 TEST_HARNESS_MAIN
