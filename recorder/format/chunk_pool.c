@@ -252,16 +252,11 @@ static void *worker_main(void *arg)
  * The reaper waits for a job a worker has: the worker runs at normal priority until it
  * is done with it, or a busy workload would keep the reaper (the page path) waiting.
  */
-static void boost(struct chunk_pool *p, struct cp_job *j)
+static void boost_worker(struct chunk_pool *p, struct cp_worker *w)
 {
-	int by = atomic_load(&j->by);
 	struct sched_param sp = { 0 };
-	struct cp_worker *w;
 	pid_t tid;
 
-	if (by < 0 || (unsigned int)by >= p->nworkers)
-		return;
-	w = &p->workers[by];
 	tid = atomic_load(&w->tid);
 	if (!tid)
 		return;
@@ -272,6 +267,24 @@ static void boost(struct chunk_pool *p, struct cp_job *j)
 		p->boost_warned = true;
 		log_warn("cannot raise a compression thread's priority (%s): waiting for it can take long on a busy CPU",
 			 strerror(errno));
+	}
+}
+
+/*
+ * The same for the head job @j, whoever holds it. Not taken yet, with no token left to
+ * take it by: a worker has the token and has not run since (SCHED_IDLE on a busy CPU,
+ * between sem_wait() and take_job()). Which one is not known: all of them are raised,
+ * each for one job.
+ */
+static void boost(struct chunk_pool *p, struct cp_job *j)
+{
+	int by = atomic_load(&j->by);
+
+	if (by == BY_NOBODY && atomic_load(&j->state) == JOB_QUEUED) {
+		for (unsigned int i = 0; i < p->nworkers; i++)
+			boost_worker(p, &p->workers[i]);
+	} else if (by >= 0 && (unsigned int)by < p->nworkers) {
+		boost_worker(p, &p->workers[by]);
 	}
 }
 
@@ -586,8 +599,8 @@ static long reap(struct chunk_pool *p, enum chunk_pool_wait wait, uint64_t until
 			continue;
 		}
 		/*
-		 * All taken: the head is a worker's; it runs at our priority meanwhile
-		 * (again at each pass: it may have taken the job after we looked).
+		 * All taken: the head is a worker's, or about to be; it runs at our priority
+		 * meanwhile (again at each pass: it may have taken the job after we looked).
 		 */
 		boost(p, job_at(p, p->head));
 		if (!rearm(p))

@@ -57,14 +57,12 @@ t_eq "nothing but the trace left in the output directory" "$(ls "$OUT")" spool.d
 SETTLE=3
 taskset -c 0 bash -c 'while :; do :; done' &
 busy=$!
+# (the markers are the recorder's command: they start once it records)
 taskset -c 0 "$RECORDERD" record -B "$INST" -s mmap -C zstd -b 4096 -o "$OUT/crash.dat" \
-	-- sleep 600 >"$TMP/crash.log" 2>&1 &
+	-- bash -c "taskset -c 1 $VM_LOAD markers $M $N 100000 64 >/dev/null
+		touch $TMP/loaded; exec sleep 600" >"$TMP/crash.log" 2>&1 &
 rec=$!
-for ((i = 0; i < 100; i++)); do
-	[ "$(cat "$TRACEFS/instances/$INST/tracing_on" 2>/dev/null)" = 1 ] && break
-	sleep 0.1
-done
-taskset -c 1 "$VM_LOAD" markers "$M" "$N" 100000 64 >/dev/null
+for ((i = 0; i < 300; i++)); do [ -e "$TMP/loaded" ] && break; sleep 0.1; done
 sleep $SETTLE
 kill -9 $rec
 kill "$busy"
