@@ -260,7 +260,6 @@ static void boost_worker(struct chunk_pool *p, struct cp_worker *w)
 	tid = atomic_load(&w->tid);
 	if (!tid)
 		return;
-	atomic_store(&w->boosted, true);
 	/* Needs RLIMIT_NICE >= 20 or CAP_SYS_NICE: chunk_pool_new() raises the limit. */
 	if ((sched_setscheduler(tid, SCHED_OTHER, &sp) ||
 	     setpriority(PRIO_PROCESS, (id_t)tid, 0)) && !p->boost_warned) {
@@ -268,6 +267,11 @@ static void boost_worker(struct chunk_pool *p, struct cp_worker *w)
 		log_warn("cannot raise a compression thread's priority (%s): waiting for it can take long on a busy CPU",
 			 strerror(errno));
 	}
+	/*
+	 * After the raise: a worker that ends its job in between keeps the flag and goes
+	 * back to idle after its next one, never stays raised with the flag cleared.
+	 */
+	atomic_store(&w->boosted, true);
 }
 
 /*
@@ -585,7 +589,8 @@ static long reap(struct chunk_pool *p, enum chunk_pool_wait wait, uint64_t until
 		/* Waiting: compress the next queued job here rather than sleep. */
 		if ((!until || atomic_load(&p->next_queued) < until) && !sem_trywait(&p->queued)) {
 			uint64_t i = take_job(p, BY_REAPER);
-			bool store = i < until;
+			/* past @until only when a worker took ours meanwhile: stored all the same */
+			bool store = until;
 
 			if (store && i == p->head)
 				store_head(p, job_at(p, i));

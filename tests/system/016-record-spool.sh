@@ -50,24 +50,26 @@ t_check "trace-cmd reads it without an error" report_ok "$OUT/spool.dat"
 t_eq "nothing but the trace left in the output directory" "$(ls "$OUT")" spool.dat
 
 # A crash while compression is behind (the busy loop keeps it so): kill -9 the recorder
-# SETTLE seconds after the last marker, more than two syncs (1 s) and a period (0.2 s).
+# SETTLE seconds after the last marker, more than two syncs and a period.
 # The chunks of each sync the threads did not compress by the next go into the file
 # uncompressed (stored zstd frames), so the recovered file holds every marker; before,
 # they waited in memory and the spool, and the crash took most of them.
+# A 500 ms sync: the bound, 2 x 500 + 200 ms, leaves SETTLE a margin of 1.8 s.
 SETTLE=3
 taskset -c 0 bash -c 'while :; do :; done' &
 busy=$!
 # (the markers are the recorder's command: they start once it records)
-taskset -c 0 "$RECORDERD" record -B "$INST" -s mmap -C zstd -b 4096 -o "$OUT/crash.dat" \
-	-- bash -c "taskset -c 1 $VM_LOAD markers $M $N 100000 64 >/dev/null
-		touch $TMP/loaded; exec sleep 600" >"$TMP/crash.log" 2>&1 &
+taskset -c 0 "$RECORDERD" record -B "$INST" -s mmap -C zstd -b 4096 --sync-ms 500 \
+	-o "$OUT/crash.dat" -- bash -c "taskset -c 1 $VM_LOAD markers $M $N 100000 64 >/dev/null
+		echo \$\$ >$TMP/loaded; exec sleep 600" >"$TMP/crash.log" 2>&1 &
 rec=$!
-for ((i = 0; i < 300; i++)); do [ -e "$TMP/loaded" ] && break; sleep 0.1; done
+for ((i = 0; i < 300; i++)); do [ -s "$TMP/loaded" ] && break; sleep 0.1; done
 sleep $SETTLE
 kill -9 $rec
 kill "$busy"
-pkill -f "^sleep 600$"
+[ -s "$TMP/loaded" ] && kill "$(cat "$TMP/loaded")"
 wait $rec 2>/dev/null
+sed 's/^/# /' "$TMP/crash.log"
 "$RECORDERD" recover "$OUT/crash.dat" >"$TMP/recover.log" 2>&1
 sed 's/^/# /' "$TMP/recover.log"
 trace-cmd report "$OUT/crash.dat" 2>/dev/null | grep -oE 'bm[0-9]+ ' | tr -d 'bm ' >"$TMP/cseq"
