@@ -25,7 +25,9 @@
  *      (struct ctl_status_req: an old daemon answers BAD_PAYLOAD and the client asks
  *      again without; cpus_total and first_cpu were reserved words; an old client
  *      reads the first page, whose @ncpus counts that page); the spool counters
- *      (CTL_STATUS_F_SPOOL: spooled and spool_peak were the reserved words).
+ *      (CTL_STATUS_F_SPOOL: spooled and spool_peak were the reserved words); the
+ *      count of chunks stored uncompressed (CTL_STATUS_F_STORED: @stored was
+ *      reserved1).
  */
 #ifndef COMMON_CTL_PROTO_H
 #define COMMON_CTL_PROTO_H
@@ -151,7 +153,7 @@ struct ctl_status_reply {
 	__u32	flags;		/* CTL_STATUS_F_* */
 	__u32	cpus_total;	/* CTL_STATUS_F_CPU_PAGES: CPUs in all, */
 	__u32	first_cpu;	/* and the first of the @ncpus in this answer */
-	__u32	reserved1;
+	__u32	stored;	/* CTL_STATUS_F_STORED: chunks a sync stored uncompressed */
 	__u64	spooled;	/* CTL_STATUS_F_SPOOL: chunks the compression threads left to */
 	__u64	spool_peak;	/* the spool file (written twice), and its largest size */
 };
@@ -171,6 +173,7 @@ struct ctl_status_req {
 #define CTL_STATUS_F_SEAMLESS_ROTATE	(1U << 0)	/* file switches lose no events */
 #define CTL_STATUS_F_CPU_PAGES		(1U << 1)	/* cpus_total, first_cpu are set */
 #define CTL_STATUS_F_SPOOL		(1U << 2)	/* spooled, spool_peak are set */
+#define CTL_STATUS_F_STORED		(1U << 3)	/* stored is set (saturates) */
 
 /* SNAPSHOT answer: this, then the path of the file written (NUL-terminated). */
 struct ctl_snapshot_reply {

@@ -686,6 +686,8 @@ static int cmd_status(int argc, char **argv)
 		if (s->flags & CTL_STATUS_F_SPOOL)
 			printf("\"chunks_spooled\": %llu, \"spool_peak\": %llu, ",
 			       (unsigned long long)s->spooled, (unsigned long long)s->spool_peak);
+		if (s->flags & CTL_STATUS_F_STORED)
+			printf("\"chunks_stored\": %u, ", s->stored);
 		print_triggers(str[6], 1);
 		printf("\"cpus\": [");
 		for (uint32_t i = 0; i < ncpus; i++)
@@ -736,6 +738,9 @@ static int cmd_status(int argc, char **argv)
 		printf("  spooled:      %llu chunks while compression was behind (peak %s)\n",
 		       (unsigned long long)s->spooled,
 		       config_fmt_size(s->spool_peak, a, sizeof(a)));
+	/* a sync could not wait for them: compressed when the file is finished */
+	if (s->flags & CTL_STATUS_F_STORED)
+		printf("  stored:       %u chunks uncompressed for a sync\n", s->stored);
 	if (*str[5])
 		printf("  last error:   %s\n", str[5]);
 	if (*str[7])

@@ -121,6 +121,8 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 			s.flags |= CTL_STATUS_F_SPOOL;
 			s.spooled = st.spooled;
 			s.spool_peak = st.spool_peak;
+			s.flags |= CTL_STATUS_F_STORED;
+			s.stored = st.stored > UINT32_MAX ? UINT32_MAX : (__u32)st.stored;
 		}
 	}
 	dmn_triggers_status(d, trig, sizeof(trig));

@@ -373,6 +373,7 @@ int v7d_stream(struct v7_file *f, uint64_t off, uint64_t limit, bool compressed,
 		if (ret)
 			break;
 		st->chunks++;
+		st->uncompressed += c >= b.len;
 		st->bytes += 8 + (uint64_t)c;
 		pos += 8 + (uint64_t)c;
 	}

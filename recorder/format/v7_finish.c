@@ -27,6 +27,7 @@
 #include "util/log.h"
 #include "util/fileio.h"
 #include "chunk_pool.h"
+#include "compress.h"
 #include "v7_writer_local.h"
 
 #define COPY_CHUNK	(1U << 20)
@@ -71,35 +72,115 @@ static int copy_range(struct v7_writer *w, int in, uint64_t from, uint64_t to, u
 	return ret;
 }
 
-/* Where each CPU's data go in the compact file; returns the end of the last. */
-static uint64_t compact_layout(struct v7_writer *w, uint64_t *base)
-{
-	uint64_t end = w->buf_sec + V7_SEC_HDR_SIZE;
+/* Buffers for compressing the stored chunks of a CPU (v7w_frame_stored()). */
+struct v7_recompress {
+	struct codec_dctx	*dctx;
+	char			*frame;		/* a stored frame as read */
+	char			*pages;		/* its pages */
+	uint32_t		compressed;	/* chunks compressed so far */
+};
 
-	for (int i = 0; i < w->ncpus; i++) {
-		base[i] = 0;
-		if (!v7w_cpu_size(w, &w->cpus[i]))
-			continue;
-		/* Uncompressed data must start page aligned (formats.md A.9). */
-		base[i] = v7w_round_up(end, w->ps);
-		end = base[i] + w->cpus[i].used;
-	}
-	return end;
+static int recompress_init(struct v7_writer *w, struct v7_recompress *r)
+{
+	r->dctx = codec_dctx_new();
+	r->frame = malloc(w->chunk_worst);
+	r->pages = malloc((size_t)w->chunk_pages * w->ps);
+	return r->dctx && r->frame && r->pages ? 0 : -ENOMEM;
 }
 
-/* Writes the compact file to w->fd (the new file), reading the data from @old. */
+static void recompress_free(struct v7_recompress *r)
+{
+	codec_dctx_free(r->dctx);
+	free(r->frame);
+	free(r->pages);
+}
+
+/* The stored chunk @h (8-byte header) at @from of @old, compressed, to @to; *@len. */
+static int compress_stored(struct v7_writer *w, struct v7_recompress *r, int old,
+			   const uint32_t *h, uint64_t from, uint64_t to, uint64_t *len)
+{
+	ssize_t u, clen;
+	uint32_t c32;
+
+	if (fio_pread_all(old, r->frame, h[0], from + 8))
+		return v7w_fail(w, -EIO, "read a stored chunk");
+	u = codec_decompress(r->dctx, r->frame, h[0], r->pages, (size_t)w->chunk_pages * w->ps);
+	if (u != (ssize_t)h[1])
+		return v7w_fail(w, u < 0 ? (int)u : -EBADMSG, "read a stored chunk");
+	clen = codec_compress(w->cctx, r->pages, h[1], w->zbuf + 8, w->zcap - 8);
+	if (clen < 0)
+		return v7w_fail(w, (int)clen, "compress");
+	c32 = (uint32_t)clen;
+	memcpy(w->zbuf, &c32, 4);
+	memcpy(w->zbuf + 4, &h[1], 4);
+	r->compressed++;
+	*len = 8 + (uint64_t)clen;
+	return v7w_write(w, w->zbuf, *len, to);
+}
+
+/*
+ * @c's chunks from @old to @to, the stored ones compressed and the runs between them
+ * copied as they are; *@len = the bytes the CPU's data take now.
+ */
+static int copy_compressing(struct v7_writer *w, struct v7_recompress *r, int old,
+			    const struct v7_cpu *c, uint64_t to, uint64_t *len)
+{
+	uint64_t from = c->region + 4, run = c->region, end = c->region + c->used;
+	uint64_t out = to, n = 0;
+	uint32_t h[2];
+	int ret = 0;
+
+	for (uint32_t i = 0; !ret && i < c->nr_chunks; i++, from += 8 + h[0]) {
+		if (from + 8 > end || fio_pread_all(old, h, 8, from) ||
+		    h[0] > end - from - 8 || h[1] > (uint64_t)w->chunk_pages * w->ps)
+			return v7w_fail(w, -EIO, "read a chunk header");
+		if (!v7w_frame_stored(h[0], h[1]))
+			continue;
+		ret = from > run ? copy_range(w, old, run, out, from - run) : 0;
+		out += from - run;
+		ret = ret ?: compress_stored(w, r, old, h, from, out, &n);
+		out += n;
+		run = from + 8 + h[0];
+	}
+	ret = ret ?: (end > run ? copy_range(w, old, run, out, end - run) : 0);
+	*len = out + (end - run) - to;
+	return ret;
+}
+
+/*
+ * Writes the compact file to w->fd (the new file), reading the data from @old: the
+ * metadata as they are, each CPU's data behind them, page aligned (formats.md A.9),
+ * its stored chunks compressed; then the tail for that layout.
+ */
 static int write_compact(struct v7_writer *w, int old)
 {
 	uint64_t *base = w->base, end, opt_off, meta = w->buf_sec + V7_SEC_HDR_SIZE;
+	struct v7_recompress r = { 0 };
 	struct v7_buf tail = { 0 };
+	uint64_t *used;
 	int ret;
 
-	end = compact_layout(w, base);
-	/* Initial header, metadata sections and the BUFFER section header, as they are. */
+	used = calloc((size_t)w->ncpus, sizeof(*used));
+	if (!used)
+		return -ENOMEM;
+	for (int i = 0; i < w->ncpus; i++)
+		used[i] = w->cpus[i].used;
 	ret = copy_range(w, old, 0, 0, meta);
-	for (int i = 0; !ret && i < w->ncpus; i++)
-		if (base[i])
-			ret = copy_range(w, old, w->cpus[i].region, base[i], w->cpus[i].used);
+	end = meta;
+	for (int i = 0; !ret && i < w->ncpus; i++) {
+		struct v7_cpu *c = &w->cpus[i];
+
+		base[i] = 0;
+		if (!v7w_cpu_size(w, c))
+			continue;
+		base[i] = v7w_round_up(end, w->ps);
+		if (!c->stored)
+			ret = copy_range(w, old, c->region, base[i], c->used);
+		else
+			ret = (r.pages ? 0 : recompress_init(w, &r)) ?:
+			      copy_compressing(w, &r, old, c, base[i], &c->used);
+		end = base[i] + c->used;
+	}
 	ret = ret ?: v7w_build_tail(w, &tail, end, base, 0, w->compressed, &opt_off);
 	ret = ret ?: v7w_write(w, tail.p, tail.len, end);
 	ret = ret ?: v7w_patch_u64(w, w->buf_sec + 8, end - meta);
@@ -108,7 +189,19 @@ static int write_compact(struct v7_writer *w, int old)
 	/* the size of the file left: before the free, which zeroes tail.len */
 	if (!ret)
 		w->file_bytes = end + tail.len;
+	for (int i = 0; i < w->ncpus; i++) {
+		/* the sizes of the file the name keeps: the original's on failure */
+		if (ret)
+			w->cpus[i].used = used[i];
+		else
+			w->cpus[i].stored = 0;
+	}
+	if (!ret && r.compressed)
+		log_info("%s: %u chunks stored uncompressed for a sync are compressed now",
+			 w->path, r.compressed);
+	recompress_free(&r);
 	v7_buf_free(&tail);
+	free(used);
 	return ret;
 }
 

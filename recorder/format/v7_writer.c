@@ -195,6 +195,7 @@ static int v7_put_chunk(struct v7_writer *w, struct v7_cpu *c, char *buf, size_t
 		return ret;
 	c->used += 8 + c32;
 	c->nr_chunks++;
+	c->stored += v7w_frame_stored(c32, u);
 	return 0;
 }
 

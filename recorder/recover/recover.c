@@ -6,7 +6,9 @@
  * libtracecmd call is made, so a damaged or hostile file gives a reason, never a
  * crash. A file is valid when its tail (the OPTIONS the header points at) parses, its
  * BUFFER option's streams hold exactly the chunks (or pages) it counts, and no more
- * were written after them: then nothing is done.
+ * were written after them: then nothing is done, unless some chunks are stored
+ * uncompressed (a sync took them before the compression threads could: the file is
+ * then about ten times their size, and rewriting it compresses them).
  *
  * Otherwise the file is rebuilt:
  *   - the CPU streams: from the layout record the writer puts after the BUFFER
@@ -62,6 +64,7 @@ struct rec {
 	int			ncpus;
 	uint64_t		events;
 	uint32_t		extra;		/* chunks beyond what the tail counts */
+	uint32_t		uncompressed;	/* chunks a sync stored as they were */
 	struct v7_writer	*w;		/* while rebuilding */
 	int			wcpu;
 	int			werr;
@@ -216,6 +219,7 @@ static bool walk_streams(struct rec *r)
 
 	r->events = 0;
 	r->extra = 0;
+	r->uncompressed = 0;
 	for (int i = 0; i < r->ncpus; i++) {
 		struct v7d_stream *st = &r->st[i];
 		uint64_t size = 0;
@@ -235,6 +239,7 @@ static bool walk_streams(struct rec *r)
 				    (uint32_t)((st->bytes - size) / r->f.page_size);
 		}
 		r->events += st->events;
+		r->uncompressed += st->uncompressed;
 	}
 	return valid;
 }
@@ -390,7 +395,7 @@ static bool remove_stray(const char *path, int dry_run)
 int recover_file(const char *path, const char *out, int dry_run)
 {
 	struct rec *r = calloc(1, sizeof(*r));
-	bool valid, stray;
+	bool valid, whole, stray;
 	long long after;
 	int ret, streams = 0;
 
@@ -435,7 +440,8 @@ int recover_file(const char *path, const char *out, int dry_run)
 			"the tail's BUFFER option names impossible streams");
 		goto out;
 	}
-	if (walk_streams(r)) {
+	whole = walk_streams(r);
+	if (whole && !r->uncompressed) {
 		printf("%s: valid, %llu events; nothing to do%s\n", path,
 		       (unsigned long long)r->events,
 		       stray ? " (a file a killed finish left beside it was removed)" : "");
@@ -443,6 +449,13 @@ int recover_file(const char *path, const char *out, int dry_run)
 		if (out) {
 			fprintf(stderr, "recover: %s: valid: -o %s not written\n", path, out);
 		}
+		goto out;
+	}
+	/* a valid file with chunks a sync stored uncompressed: rewritten, compressed */
+	if (dry_run && whole) {
+		printf("%s: valid, %llu events, %u chunks stored uncompressed: can be compressed\n",
+		       path, (unsigned long long)r->events, r->uncompressed);
+		ret = 1;
 		goto out;
 	}
 	if (dry_run) {
@@ -463,6 +476,7 @@ int recover_file(const char *path, const char *out, int dry_run)
 	for (int i = 0; i < r->ncpus; i++)
 		streams += r->st[i].chunks > 0;
 	printf("%s: repaired (%s): %lld events, %d CPU streams%s%s\n", path,
+	       whole ? "chunks stored uncompressed by a sync compressed" :
 	       valid ? "unsynced chunks counted in" : "tail rebuilt from the chunk streams",
 	       after, streams, out ? " -> " : "", out ? out : "");
 	ret = 1;

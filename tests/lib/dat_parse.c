@@ -283,7 +283,7 @@ const struct dp_option *dp_option(const struct dp_file *f, uint16_t id)
 }
 
 int dp_cpu_pages(const struct dp_file *f, int idx, unsigned char **pages, size_t *len,
-		 uint32_t *nr_chunks)
+		 uint32_t *nr_chunks, uint32_t *nr_stored)
 {
 	const struct dp_cpu *c = &f->cpus[idx];
 	unsigned char *out = NULL;
@@ -292,6 +292,8 @@ int dp_cpu_pages(const struct dp_file *f, int idx, unsigned char **pages, size_t
 	uint32_t k, i;
 
 	*nr_chunks = 0;
+	if (nr_stored)
+		*nr_stored = 0;
 	if (!f->buf_compressed) {
 		if (c->off + c->size > f->len)
 			return ERR("CPU %u data past EOF\n", c->cpu);
@@ -325,6 +327,8 @@ int dp_cpu_pages(const struct dp_file *f, int idx, unsigned char **pages, size_t
 		r = ZSTD_decompress(out + n, us, f->map + p + 8, cs);
 		if (ZSTD_isError(r) || r != us)
 			goto bad;
+		if (nr_stored && cs >= us)
+			(*nr_stored)++;
 		n += us;
 		p += 8 + cs;
 	}

@@ -74,9 +74,12 @@ void dp_close(struct dp_file *f);
 int dp_find_section(const struct dp_file *f, uint64_t off);
 /* Body of section @i, decompressed if flagged (malloc'd). */
 int dp_section_body(const struct dp_file *f, int i, unsigned char **body, size_t *len);
-/* The raw pages of BUFFER entry @idx (malloc'd) and the number of chunks. */
+/*
+ * The raw pages of BUFFER entry @idx (malloc'd), the number of chunks and, unless
+ * @nr_stored is NULL, of those whose frame is no smaller than its pages (stored).
+ */
 int dp_cpu_pages(const struct dp_file *f, int idx, unsigned char **pages, size_t *len,
-		 uint32_t *nr_chunks);
+		 uint32_t *nr_chunks, uint32_t *nr_stored);
 /* Description string by ID, or NULL. */
 const char *dp_string(const struct dp_file *f, int32_t id);
 /* First option @id, or NULL. */

@@ -9,9 +9,12 @@
 #  - every marker is in the file once and in order, nothing lost: the spool delays
 #    chunks, it never drops or reorders them;
 #  - trace-cmd reads the file without an error, and no spool file is left beside it;
+#  - with a sync every 500 ms, a sync stores chunks uncompressed, and finishing the
+#    file compresses them: the finished file holds none;
 #  - a kill -9 while compression is behind loses none of what was written more than two
-#    syncs before (the sync stores what the threads could not compress in time);
-#  - the daemon: `recorderd status` (text and --json) gives the same count (whether its
+#    syncs before (the sync stores what the threads could not compress in time), and
+#    recover compresses the stored chunks;
+#  - the daemon: `recorderd status` (text and --json) gives the same counts (whether its
 #    threads fall behind here varies: waking for each chunk, they often keep up), and
 #    its file holds every marker.
 source "$(dirname "$0")/../lib/tap.sh"
@@ -21,6 +24,8 @@ recd_setup spool
 [ "$(nproc)" -ge 2 ] || { t_skip spool "needs 2 CPUs"; t_done; }
 VM_LOAD=$TOP/build/vm/progs/vm_load
 [ -x "$VM_LOAD" ] || { t_skip spool "no $VM_LOAD (make all)"; t_done; }
+DAT_CHUNKS=$TOP/build/tests/dat_chunks
+[ -x "$DAT_CHUNKS" ] || { t_skip spool "no $DAT_CHUNKS (make all)"; t_done; }
 N=${N:-200000}
 M=$TRACEFS/instances/$INST/trace_marker
 mkdir -p "$OUT"
@@ -48,6 +53,26 @@ t_check "in the order written" sort -n -c -u "$TMP/seq"
 t_check "trace-cmd reads it without an error" report_ok "$OUT/spool.dat"
 # (the spool is an O_TMPFILE: this guards against a named one left behind)
 t_eq "nothing but the trace left in the output directory" "$(ls "$OUT")" spool.dat
+rm -f "$OUT/spool.dat"
+
+# The same with a sync every 500 ms: a sync stores the chunks of the one before that the
+# threads have not compressed (uncompressed zstd frames), and finishing the file
+# compresses them (before, the finished file kept them: about ten times the size).
+taskset -c 0 "$RECORDERD" record -B "$INST" -s mmap -C zstd -b 4096 --sync-ms 500 \
+	-o "$OUT/stored.dat" -- \
+	bash -c "taskset -c 0 bash -c 'while :; do :; done' & busy=\$!
+		taskset -c 1 $VM_LOAD markers $M $N 100000 64; kill \$busy" >"$TMP/slog" 2>&1
+sed 's/^/# /' "$TMP/slog"
+stored=$(sed -n 's/^  compression: .*, \([0-9]*\) stored uncompressed for a sync$/\1/p' \
+	"$TMP/slog")
+t_check "a sync stored chunks the threads had not compressed (${stored:-none})" \
+	test "${stored:-0}" -gt 0
+t_eq "finishing compressed them: the file holds none stored" \
+	"$("$DAT_CHUNKS" "$OUT/stored.dat" | sed 's/.* stored //')" 0
+trace-cmd report "$OUT/stored.dat" 2>/dev/null | grep -oE 'bm[0-9]+ ' | tr -d 'bm ' >"$TMP/sseq"
+t_eq "finishing compressed them: every marker in the file, once" \
+	"$(sort -n -u "$TMP/sseq" | wc -l) $(wc -l <"$TMP/sseq")" "$N $N"
+rm -f "$OUT/stored.dat"
 
 # A crash while compression is behind (the busy loop keeps it so): kill -9 the recorder
 # SETTLE seconds after the last marker, more than two syncs and a period.
@@ -70,6 +95,9 @@ kill "$busy"
 [ -s "$TMP/loaded" ] && kill "$(cat "$TMP/loaded")"
 wait $rec 2>/dev/null
 sed 's/^/# /' "$TMP/crash.log"
+read -r _ _ _ cstored < <("$DAT_CHUNKS" "$OUT/crash.dat")
+t_check "kill -9 while compression is behind: the file holds stored chunks (${cstored:-none})" \
+	test "${cstored:-0}" -gt 0
 "$RECORDERD" recover "$OUT/crash.dat" >"$TMP/recover.log" 2>&1
 sed 's/^/# /' "$TMP/recover.log"
 trace-cmd report "$OUT/crash.dat" 2>/dev/null | grep -oE 'bm[0-9]+ ' | tr -d 'bm ' >"$TMP/cseq"
@@ -77,10 +105,11 @@ t_eq "kill -9 while compression is behind: every marker of more than ${SETTLE} s
 	"$(sort -n -u "$TMP/cseq" | wc -l)" "$N"
 t_check "kill -9 while compression is behind: trace-cmd reads it without an error" \
 	report_ok "$OUT/crash.dat"
+t_eq "recover compressed the stored chunks" \
+	"$("$DAT_CHUNKS" "$OUT/crash.dat" | sed 's/.* stored //')" 0
 rm -f "$OUT/crash.dat"
 
 # The daemon, pinned to CPU 0 with the busy loop: its status says what was spooled.
-rm -f "$OUT/spool.dat"
 taskset -c 0 bash -c 'while :; do :; done' &
 busy=$!
 if taskset -c 0 "$RECORDERD" start --socket "$SOCK" -i "$INST" -d "$OUT" -s mmap -b 4096 \
@@ -100,6 +129,9 @@ if taskset -c 0 "$RECORDERD" start --socket "$SOCK" -i "$INST" -d "$OUT" -s mmap
 	n=$(sed -n 's/^  spooled: *\([0-9]*\) chunks while compression was behind.*/\1/p' <<<"$st")
 	t_check "daemon: status counts the chunks spooled (${n:-none})" test -n "$n"
 	t_eq "daemon: status --json says the same" "$(recd_json chunks_spooled)" "${n:-none}"
+	n=$(sed -n 's/^  stored: *\([0-9]*\) chunks uncompressed for a sync$/\1/p' <<<"$st")
+	t_check "daemon: status counts the chunks stored (${n:-none})" test -n "$n"
+	t_eq "daemon: status --json says the same" "$(recd_json chunks_stored)" "${n:-none}"
 	recd stop --timeout 60 >/dev/null 2>&1
 	f=$(ls "$OUT"/*.dat 2>/dev/null | head -n 1)
 	trace-cmd report "$f" 2>/dev/null | grep -oE 'bm[0-9]+ ' | tr -d 'bm ' >"$TMP/dseq"

@@ -31,8 +31,11 @@ for c in "${cpus[@]}"; do
 	t_check "killed file: CPU$c holds markers (${want[$c]})" test "${want[$c]}" -gt 1000
 done
 out=$("$RECORDERD" recover "$f"); rc=$?
-t_eq "valid file: recover exits 0" "$rc" 0
-t_check "valid file: says so" grep -q ": valid, [0-9]* events; nothing to do$" <<<"$out"
+# (or, when the host kept the compression threads from running for a sync, valid with
+# chunks stored uncompressed, which recover compresses and exits 1: tests/system/016)
+t_eq "valid file: recover exits 0" "$rc" "$([[ $out == *"nothing to do" ]] && echo 0 || echo 1)"
+t_check "valid file: says so" \
+	grep -qE ": (valid, [0-9]* events; nothing to do|repaired \(chunks stored uncompressed by a sync compressed\).*)$" <<<"$out"
 
 # Where the header keeps the options offset (formats.md A.2).
 optptr() {

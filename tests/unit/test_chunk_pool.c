@@ -12,6 +12,7 @@
 #include <zstd.h>
 
 #include "kselftest_harness.h"
+#include "../lib/cpu_pin.h"
 #include "format/chunk_pool.h"
 #include "format/compress.h"
 
@@ -168,13 +169,10 @@ TEST(reap_until_stores_what_waits)
 	struct chunk_pool_stats st;
 	struct chunk_pool *p;
 	static char in[JOB];
-	cpu_set_t one, old;
+	cpu_set_t old;
 	long n;
 
-	ASSERT_EQ(0, sched_getaffinity(0, sizeof(old), &old));
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu(), &one);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	ASSERT_EQ(0, cpu_pin_here(&old));
 	ASSERT_NE(NULL, mkdtemp(dir));
 	p = new_pool(1, 4, 64, dir);
 	ASSERT_NE(NULL, p);

@@ -83,7 +83,7 @@ static int rewrite(struct __test_metadata *_metadata, const char *src, const cha
 		size_t len;
 		uint32_t nch;
 
-		ret = dp_cpu_pages(&f, k, &pages, &len, &nch);
+		ret = dp_cpu_pages(&f, k, &pages, &len, &nch, NULL);
 		if (ret)
 			break;
 		/* one page at a time, with a sync in the middle: the streaming path */

@@ -21,6 +21,7 @@
 
 #include "kselftest_harness.h"
 #include "../lib/harness_skip.h"
+#include "../lib/cpu_pin.h"
 #include "ftrace_page.h"
 #include "format/chunk_pool.h"
 #include "format/meta.h"
@@ -444,7 +445,7 @@ TEST(chunk_framing)
 		off += 8 + c;
 	}
 	EXPECT_EQ(sum, f.cpus[0].size);		/* E.1: the count is not in the size */
-	ASSERT_EQ(0, dp_cpu_pages(&f, 0, &pages, &len, &nch));
+	ASSERT_EQ(0, dp_cpu_pages(&f, 0, &pages, &len, &nch, NULL));
 	ASSERT_EQ(t.g[0].nr * PS, len);
 	EXPECT_EQ(0, memcmp(pages, t.g[0].pages, len));
 	free(pages);
@@ -555,6 +556,96 @@ static char *slurp(const char *path, size_t *len)
 	return b;
 }
 
+enum sample_mode {
+	SAMPLE_INLINE,		/* no pool: compressed on the appending thread */
+	SAMPLE_POOL,		/* the pool's workers compress */
+	SAMPLE_STORE,		/* every sync takes the pool's chunks at once, stored */
+};
+
+static void sample_sync(struct __test_metadata *_metadata, struct tw *t,
+			enum sample_mode mode)
+{
+	struct chunk_pool_stats st;
+
+	if (mode == SAMPLE_STORE) {
+		/* the partial chunks too, which the sync would hand on anyway */
+		EXPECT_EQ(0, v7_flush(t->w));
+		chunk_pool_stats(tw_pool, &st);
+		chunk_pool_reap_until(tw_pool, st.jobs);
+	}
+	EXPECT_EQ(0, v7_sync(t->w));
+}
+
+/*
+ * 6 000 markers on CPU 0 appended 5 pages at a time with a sync every 20 pages, then
+ * 1 500 on CPU 1 and a last sync: every marker is readable before finish, and the
+ * finished file's bytes are returned.
+ */
+static char *sample_file(struct __test_metadata *_metadata, enum sample_mode mode,
+			 size_t *len, uint64_t *stored)
+{
+	struct chunk_pool_stats st = { 0 };
+	struct rb_summary s;
+	char *bytes = NULL;
+	struct tw t;
+	size_t done;
+
+	tw_pool = mode != SAMPLE_INLINE ? test_pool(4) : NULL;
+	if (mode != SAMPLE_INLINE && !tw_pool)
+		return NULL;
+	if (tw_open(&t, V7_COMP_ZSTD, 2, 4))
+		goto out;
+	gen_markers(&t.g[0], 0, 0, 6000);
+	gen_markers(&t.g[1], 1, 0, 1500);
+	for (done = 0; done < t.g[0].nr; done += 5) {
+		size_t n = t.g[0].nr - done < 5 ? t.g[0].nr - done : 5;
+
+		EXPECT_EQ(0, v7_append_pages(t.w, 0, page(&t.g[0], done), n));
+		if (done % 20 == 0)
+			sample_sync(_metadata, &t, mode);
+	}
+	EXPECT_EQ(0, v7_append_pages(t.w, 1, t.g[1].pages, t.g[1].nr));
+	sample_sync(_metadata, &t, mode);
+	if (mode == SAMPLE_POOL) {
+		/* all compressed by now: one more sync has every marker */
+		chunk_pool_reap(tw_pool, CHUNK_POOL_ALL);
+		EXPECT_EQ(0, v7_sync(t.w));
+	}
+	EXPECT_EQ(0, rb_summarize(t.path, &s));
+	EXPECT_EQ(7500, s.total);
+	EXPECT_TRUE(markers_ok(&s, 0, 6000));
+	EXPECT_TRUE(markers_ok(&s, 1, 1500));
+	rb_summary_free(&s);
+	EXPECT_EQ(0, v7_finish(t.w, NULL, 0, NULL));
+	bytes = slurp(t.path, len);
+	tw_close(&t, false);
+out:
+	if (tw_pool)
+		chunk_pool_stats(tw_pool, &st);
+	*stored = st.stored;
+	chunk_pool_free(tw_pool);
+	tw_pool = NULL;
+	return bytes;
+}
+
+/* Byte for byte, the finished file of @mode is the inline writer's. */
+static void same_file(struct __test_metadata *_metadata, enum sample_mode mode,
+		      uint64_t *stored)
+{
+	size_t len[2] = { 0, 0 };
+	char *bytes[2];
+	uint64_t none;
+
+	bytes[0] = sample_file(_metadata, SAMPLE_INLINE, &len[0], &none);
+	bytes[1] = sample_file(_metadata, mode, &len[1], stored);
+	ASSERT_NE(NULL, bytes[0]);
+	ASSERT_NE(NULL, bytes[1]);
+	EXPECT_EQ(len[0], len[1]);
+	EXPECT_EQ(0, memcmp(bytes[0], bytes[1], len[0] < len[1] ? len[0] : len[1]));
+	free(bytes[0]);
+	free(bytes[1]);
+}
+
 /*
  * The pool changes where chunks are compressed, not what is written: the finished
  * file is the inline writer's, byte for byte, syncs in between or not. A sync covers
@@ -562,51 +653,27 @@ static char *slurp(const char *path, size_t *len)
  */
 TEST(pool_writes_the_same_file)
 {
-	char *bytes[2] = { NULL, NULL };
-	size_t len[2] = { 0, 0 };
-	struct rb_summary s;
-	struct tw t;
-	size_t done;
+	uint64_t stored;
 
-	for (int with_pool = 0; with_pool < 2; with_pool++) {
-		char path[160];
+	same_file(_metadata, SAMPLE_POOL, &stored);
+	EXPECT_EQ(0, stored);
+}
 
-		tw_pool = with_pool ? test_pool(4) : NULL;
-		ASSERT_TRUE(!with_pool || tw_pool);
-		ASSERT_EQ(0, tw_open(&t, V7_COMP_ZSTD, 2, 4));
-		gen_markers(&t.g[0], 0, 0, 6000);
-		gen_markers(&t.g[1], 1, 0, 1500);
-		for (done = 0; done < t.g[0].nr; done += 5) {
-			size_t n = t.g[0].nr - done < 5 ? t.g[0].nr - done : 5;
+/*
+ * Chunks a sync stored uncompressed (chunk_pool_reap_until(): the workers had no CPU,
+ * here on one CPU with this thread busy) are readable at once and compressed when the
+ * file is finished: it is again the inline writer's, byte for byte.
+ */
+TEST(stored_chunks_compressed_at_finish)
+{
+	cpu_set_t old;
+	uint64_t stored;
 
-			ASSERT_EQ(0, v7_append_pages(t.w, 0, page(&t.g[0], done), n));
-			if (done % 20 == 0)
-				ASSERT_EQ(0, v7_sync(t.w));
-		}
-		ASSERT_EQ(0, v7_append_pages(t.w, 1, t.g[1].pages, t.g[1].nr));
-		ASSERT_EQ(0, v7_sync(t.w));
-		if (with_pool) {
-			/* all compressed by now: one more sync has every marker */
-			chunk_pool_reap(tw_pool, CHUNK_POOL_ALL);
-			ASSERT_EQ(0, v7_sync(t.w));
-		}
-		ASSERT_EQ(0, rb_summarize(t.path, &s));
-		EXPECT_EQ(7500, s.total);
-		EXPECT_TRUE(markers_ok(&s, 0, 6000));
-		EXPECT_TRUE(markers_ok(&s, 1, 1500));
-		rb_summary_free(&s);
-		ASSERT_EQ(0, v7_finish(t.w, NULL, 0, NULL));
-		snprintf(path, sizeof(path), "%s", t.path);
-		bytes[with_pool] = slurp(path, &len[with_pool]);
-		ASSERT_NE(NULL, bytes[with_pool]);
-		tw_close(&t, false);
-		chunk_pool_free(tw_pool);
-		tw_pool = NULL;
-	}
-	EXPECT_EQ(len[0], len[1]);
-	EXPECT_EQ(0, memcmp(bytes[0], bytes[1], len[0] < len[1] ? len[0] : len[1]));
-	free(bytes[0]);
-	free(bytes[1]);
+	ASSERT_EQ(0, cpu_pin_here(&old));
+	same_file(_metadata, SAMPLE_STORE, &stored);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(old), &old));
+	TH_LOG("%llu chunks stored", (unsigned long long)stored);
+	EXPECT_GE(stored, 10);
 }
 
 TEST(round_trip_none)
