@@ -23,7 +23,7 @@ static void usage(FILE *f)
 		"  -n, --check            only say what would be done\n"
 		"  -o, --output OUT       write the repaired file to OUT, leave FILE as it is\n"
 		"                         (one FILE only)\n"
-		"Exit: 0 valid, 1 repaired (--check: repairable), 4 not repairable.\n");
+		"Exit: 0 valid, 1 repaired or compressed (--check: would be), 4 not repairable.\n");
 }
 
 int cmd_recover(int argc, char **argv)
@@ -59,7 +59,7 @@ int cmd_recover(int argc, char **argv)
 		return 2;
 	}
 	for (int i = optind; i < argc; i++) {
-		r = recover_file(argv[i], out, dry);
+		r = recover_file(argv[i], out, dry ? RECOVER_CHECK : 0);
 		if (r < 0)
 			ret = 4;
 		else if (r > 0 && ret == 0)

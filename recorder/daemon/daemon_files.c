@@ -102,7 +102,8 @@ int dmn_after_crash(struct recd *d)
 	if (!p)
 		return 0;
 	if (p->file[0] && !access(p->file, F_OK)) {
-		r = recover_file(p->file, NULL, 0);
+		/* a rewrite only to compress would hold up the capture: left to recover */
+		r = recover_file(p->file, NULL, RECOVER_KEEP_STORED);
 		if (r < 0)
 			log_err("the previous recorderd (pid %d) died writing %s, which cannot be recovered: %s",
 				(int)p->pid, p->file, strerror(-r));

@@ -293,6 +293,50 @@ ssize_t codec_store(const struct codec *c, const void *in, size_t in_len, void *
 	return c->store(in, in_len, out, out_cap);
 }
 
+static unsigned long long get_le(const unsigned char *p, int n)
+{
+	unsigned long long v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/**
+ * codec_frame_stored() - whether a zstd frame is one codec_store() wrote
+ * @frame: the frame
+ * @len: its length
+ * @ulen: the length of its content
+ *
+ * The header codec_store() writes (single segment, a 4-byte content size of @ulen:
+ * codec_compress() never writes a content size) and raw blocks only, ending at @len.
+ * So a chunk zstd itself could not shrink (raw blocks, no content size) is not one.
+ *
+ * Return: true for a stored frame.
+ */
+bool codec_frame_stored(const void *frame, size_t len, size_t ulen)
+{
+	const unsigned char *p = frame;
+	size_t off = 9, total = 0;
+
+	if (len < 9 || get_le(p, 4) != ZSTD_MAGICNUMBER || p[4] != ZSTD_FHD_FCS4_SINGLE ||
+	    get_le(p + 5, 4) != ulen)
+		return false;
+	while (len - off >= 3) {
+		unsigned long long h = get_le(p + off, 3);
+		size_t n = (size_t)(h >> 3);
+
+		/* Block_Type (bits 1-2) 0: Raw_Block, RFC 8878 3.1.1.2 */
+		if ((h >> 1 & 3) || n > len - off - 3)
+			return false;
+		off += 3 + n;
+		total += n;
+		if (h & 1)
+			return off == len && total == ulen;
+	}
+	return false;
+}
+
 /*
  * Decompression, for the readers of files (v7_decode.c): zstd only, as every
  * compressed v7 block of ours and of trace-cmd's is one zstd frame.

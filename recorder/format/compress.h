@@ -8,6 +8,7 @@
 #ifndef REC_COMPRESS_H
 #define REC_COMPRESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -44,6 +45,9 @@ ssize_t codec_compress(struct codec_ctx *ctx, const void *in, size_t in_len,
  */
 ssize_t codec_store(const struct codec *c, const void *in, size_t in_len, void *out,
 		    size_t out_cap);
+
+/* Whether a zstd @frame of @len bytes is what codec_store() wrote for @ulen bytes. */
+bool codec_frame_stored(const void *frame, size_t len, size_t ulen);
 
 /*
  * zstd decompression of one frame into @out (@out_cap bytes, never more written).

@@ -149,9 +149,12 @@ void v7d_close(struct v7_file *f)
 	f->z = NULL;
 }
 
-/* A.5 block: u32 compressed size, u32 size, one frame; into @out (grown). */
+/*
+ * A.5 block: u32 compressed size, u32 size, one frame; into @out (grown). *@stored (if
+ * not NULL): the frame is one a sync stored uncompressed (codec_frame_stored()).
+ */
 static int read_block(struct v7_file *f, uint64_t off, uint64_t avail, uint32_t max,
-		      struct v7_buf *out)
+		      struct v7_buf *out, bool *stored)
 {
 	uint32_t c, u;
 	uint8_t h[8];
@@ -173,6 +176,8 @@ static int read_block(struct v7_file *f, uint64_t off, uint64_t avail, uint32_t 
 	if (!ret)
 		ret = v7_buf_reserve(out, u);
 	got = ret ? -EIO : codec_decompress(f->z, in, c, out->p + out->len, u);
+	if (stored)
+		*stored = got >= 0 && codec_frame_stored(in, c, u);
 	free(in);
 	if (got < 0 || (uint32_t)got != u)
 		return fail(f, -EINVAL, "compressed block at %llu does not decompress",
@@ -193,7 +198,7 @@ int v7d_read_section(struct v7_file *f, uint64_t off, uint16_t id, struct v7_buf
 	if (desc)
 		*desc = h.desc;
 	if (h.flags & V7_SEC_FL_COMPRESS)
-		return read_block(f, off + V7_SEC_HDR_SIZE, h.size, V7D_MAX_SECTION, body);
+		return read_block(f, off + V7_SEC_HDR_SIZE, h.size, V7D_MAX_SECTION, body, NULL);
 	if (h.size > V7D_MAX_SECTION)
 		return fail(f, -EFBIG, "section %u at %llu is too large", id,
 			    (unsigned long long)off);
@@ -357,12 +362,13 @@ int v7d_stream(struct v7_file *f, uint64_t off, uint64_t limit, bool compressed,
 	if (off > limit || limit - off < 4 || rd(f, &st->stored, 4, off))
 		return 0;
 	for (pos = off + 4; st->chunks < max_chunks && pos < limit; ) {
+		bool stored;
 		uint32_t c;
 
 		b.len = 0;
 		if (limit - pos < 8 || rd(f, &c, 4, pos) || c > limit - pos - 8)
 			break;
-		if (read_block(f, pos, limit - pos, V7D_MAX_CHUNK, &b) || !b.len ||
+		if (read_block(f, pos, limit - pos, V7D_MAX_CHUNK, &b, &stored) || !b.len ||
 		    b.len % f->page_size)
 			break;
 		ret = take_pages(f, b.p, b.len, st, page_fn, arg);
@@ -373,7 +379,7 @@ int v7d_stream(struct v7_file *f, uint64_t off, uint64_t limit, bool compressed,
 		if (ret)
 			break;
 		st->chunks++;
-		st->uncompressed += c >= b.len;
+		st->uncompressed += stored;
 		st->bytes += 8 + (uint64_t)c;
 		pos += 8 + (uint64_t)c;
 	}

@@ -72,10 +72,10 @@ static int copy_range(struct v7_writer *w, int in, uint64_t from, uint64_t to, u
 	return ret;
 }
 
-/* Buffers for compressing the stored chunks of a CPU (v7w_frame_stored()). */
+/* Buffers for compressing the stored chunks of a CPU (codec_frame_stored()). */
 struct v7_recompress {
 	struct codec_dctx	*dctx;
-	char			*frame;		/* a stored frame as read */
+	char			*frame;		/* a chunk's frame as read */
 	char			*pages;		/* its pages */
 	uint32_t		compressed;	/* chunks compressed so far */
 };
@@ -95,15 +95,13 @@ static void recompress_free(struct v7_recompress *r)
 	free(r->pages);
 }
 
-/* The stored chunk @h (8-byte header) at @from of @old, compressed, to @to; *@len. */
-static int compress_stored(struct v7_writer *w, struct v7_recompress *r, int old,
-			   const uint32_t *h, uint64_t from, uint64_t to, uint64_t *len)
+/* The stored chunk @h (header), its frame in r->frame, compressed to @to; *@len. */
+static int compress_stored(struct v7_writer *w, struct v7_recompress *r, const uint32_t *h,
+			   uint64_t to, uint64_t *len)
 {
 	ssize_t u, clen;
 	uint32_t c32;
 
-	if (fio_pread_all(old, r->frame, h[0], from + 8))
-		return v7w_fail(w, -EIO, "read a stored chunk");
 	u = codec_decompress(r->dctx, r->frame, h[0], r->pages, (size_t)w->chunk_pages * w->ps);
 	if (u != (ssize_t)h[1])
 		return v7w_fail(w, u < 0 ? (int)u : -EBADMSG, "read a stored chunk");
@@ -134,11 +132,16 @@ static int copy_compressing(struct v7_writer *w, struct v7_recompress *r, int ol
 		if (from + 8 > end || fio_pread_all(old, h, 8, from) ||
 		    h[0] > end - from - 8 || h[1] > (uint64_t)w->chunk_pages * w->ps)
 			return v7w_fail(w, -EIO, "read a chunk header");
-		if (!v7w_frame_stored(h[0], h[1]))
+		/* a stored frame is larger than its pages; a compressed one rarely is */
+		if (h[0] < h[1])
+			continue;
+		if (h[0] > w->chunk_worst - 8 || fio_pread_all(old, r->frame, h[0], from + 8))
+			return v7w_fail(w, -EIO, "read a chunk");
+		if (!codec_frame_stored(r->frame, h[0], h[1]))
 			continue;
 		ret = from > run ? copy_range(w, old, run, out, from - run) : 0;
 		out += from - run;
-		ret = ret ?: compress_stored(w, r, old, h, from, out, &n);
+		ret = ret ?: compress_stored(w, r, h, out, &n);
 		out += n;
 		run = from + 8 + h[0];
 	}
@@ -157,7 +160,7 @@ static int write_compact(struct v7_writer *w, int old)
 	uint64_t *base = w->base, end, opt_off, meta = w->buf_sec + V7_SEC_HDR_SIZE;
 	struct v7_recompress r = { 0 };
 	struct v7_buf tail = { 0 };
-	uint64_t *used;
+	uint64_t *used, file_bytes = w->file_bytes;
 	int ret;
 
 	used = calloc((size_t)w->ncpus, sizeof(*used));
@@ -196,6 +199,8 @@ static int write_compact(struct v7_writer *w, int old)
 		else
 			w->cpus[i].stored = 0;
 	}
+	if (ret)
+		w->file_bytes = file_bytes;
 	if (!ret && r.compressed)
 		log_info("%s: %u chunks stored uncompressed for a sync are compressed now",
 			 w->path, r.compressed);

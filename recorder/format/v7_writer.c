@@ -195,7 +195,8 @@ static int v7_put_chunk(struct v7_writer *w, struct v7_cpu *c, char *buf, size_t
 		return ret;
 	c->used += 8 + c32;
 	c->nr_chunks++;
-	c->stored += v7w_frame_stored(c32, u);
+	/* framed as they were for a sync (chunk_pool_reap_until()): compacting compresses */
+	c->stored += codec_frame_stored(buf + 8, c32, u);
 	return 0;
 }
 

@@ -36,7 +36,7 @@ struct v7_cpu {
 	uint64_t	used;		/* bytes used: compressed 4 + sum(8 + c_i), raw pages */
 	uint32_t	nr_chunks;	/* chunks written */
 	uint32_t	synced_chunks;	/* chunk count stored in the file */
-	uint32_t	stored;		/* chunks framed uncompressed (v7w_frame_stored()) */
+	uint32_t	stored;		/* chunks a sync stored (codec_frame_stored()) */
 	char		*chunk;		/* pages waiting for a full chunk */
 	unsigned int	pending;	/* pages in @chunk */
 	uint64_t	promised;	/* worst-case bytes of its chunks being compressed */
@@ -94,15 +94,6 @@ struct v7_writer {
 	uint64_t		file_bytes;
 	long			fail_after;	/* fault injection: file updates left, -1 = off */
 };
-
-/*
- * A frame no smaller than its input: stored uncompressed for a sync that could not wait
- * (chunk_pool_reap_until()). The compact copy compresses it (v7_finish.c).
- */
-static inline bool v7w_frame_stored(uint64_t clen, uint64_t ulen)
-{
-	return clen >= ulen;
-}
 
 static inline uint64_t v7w_round_up(uint64_t v, uint64_t a)
 {

@@ -291,6 +291,7 @@ static uint64_t region_for(const struct rec *r)
 static int rebuild(struct rec *r, const char *dest)
 {
 	struct trace_meta m;
+	struct stat in;
 	struct v7_params p = { 0 };
 	size_t clen = 0;
 	char *cmd = NULL;
@@ -308,6 +309,11 @@ static int rebuild(struct rec *r, const char *dest)
 			strerror(-wfd));
 		return wfd;
 	}
+	/* The finish gives the file it renames over @dest these: the input's. */
+	if (!fstat(r->fd, &in) && (fchmod(wfd, in.st_mode & 07777) ||
+				   (fchown(wfd, in.st_uid, in.st_gid) && errno != EPERM)))
+		fprintf(stderr, "recover: %s: the repaired file keeps mode 0600: %s\n", r->path,
+			strerror(errno));
 	p.fd = wfd;
 	p.page_size = r->f.page_size;
 	p.ncpus = r->ncpus;
@@ -392,8 +398,9 @@ static bool remove_stray(const char *path, int dry_run)
 	return found;
 }
 
-int recover_file(const char *path, const char *out, int dry_run)
+int recover_file(const char *path, const char *out, unsigned int flags)
 {
+	bool dry_run = flags & RECOVER_CHECK;
 	struct rec *r = calloc(1, sizeof(*r));
 	bool valid, whole, stray;
 	long long after;
@@ -441,14 +448,17 @@ int recover_file(const char *path, const char *out, int dry_run)
 		goto out;
 	}
 	whole = walk_streams(r);
-	if (whole && !r->uncompressed) {
-		printf("%s: valid, %llu events; nothing to do%s\n", path,
+	if (whole && (!r->uncompressed || (flags & RECOVER_KEEP_STORED))) {
+		printf("%s: valid, %llu events; nothing to do%s", path,
 		       (unsigned long long)r->events,
 		       stray ? " (a file a killed finish left beside it was removed)" : "");
+		if (r->uncompressed)
+			printf(" (%u chunks a sync stored uncompressed are kept: recorderd recover compresses them)",
+			       r->uncompressed);
+		printf("\n");
 		ret = 0;
-		if (out) {
+		if (out)
 			fprintf(stderr, "recover: %s: valid: -o %s not written\n", path, out);
-		}
 		goto out;
 	}
 	/* a valid file with chunks a sync stored uncompressed: rewritten, compressed */

@@ -17,6 +17,10 @@
 #include "util/log.h"
 #include "tracing.h"
 
+/* an instance a task holds open: 200 ms at most (a daemon reload waits as long) */
+#define DESTROY_TRIES		20
+#define DESTROY_WAIT_US		10000
+
 struct saved_event {
 	char	*system;
 	char	*event;
@@ -327,6 +331,22 @@ void tracing_adopt(struct tracing *t)
 }
 
 /*
+ * Removes the instance we created. A task the traced command left behind (its children
+ * inherit an open trace_marker) keeps it busy until it exits: waited for briefly.
+ */
+static int destroy_instance(struct tracing *t)
+{
+	for (int i = 0; i < DESTROY_TRIES; i++) {
+		if (!tracefs_instance_destroy(t->inst))
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		usleep(DESTROY_WAIT_US);
+	}
+	return -EBUSY;
+}
+
+/*
  * Tracing off, and nothing else put back: a restored buffer size could drop what the
  * buffer holds.
  */
@@ -437,9 +457,11 @@ int tracing_restore(struct tracing *t)
 		ret = ret ? ret : r;
 	}
 	if (t->created) {
-		if (tracefs_instance_destroy(t->inst) < 0 && !ret) {
-			ret = -errno;
-			log_err("cannot remove the instance '%s' we created", t->name);
+		r = destroy_instance(t);
+		if (r && !ret) {
+			ret = r;
+			log_err("cannot remove the instance '%s' we created: %s", t->name,
+				strerror(-r));
 		}
 	}
 	return ret;

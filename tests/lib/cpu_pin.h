@@ -12,12 +12,13 @@
 /* Pins the caller to its current CPU; *@old receives the affinity to restore. */
 static inline int cpu_pin_here(cpu_set_t *old)
 {
+	int cpu = sched_getcpu();
 	cpu_set_t one;
 
-	if (sched_getaffinity(0, sizeof(*old), old))
+	if (cpu < 0 || sched_getaffinity(0, sizeof(*old), old))
 		return -1;
 	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu(), &one);
+	CPU_SET(cpu, &one);
 	return sched_setaffinity(0, sizeof(one), &one);
 }
 

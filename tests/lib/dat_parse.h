@@ -76,7 +76,8 @@ int dp_find_section(const struct dp_file *f, uint64_t off);
 int dp_section_body(const struct dp_file *f, int i, unsigned char **body, size_t *len);
 /*
  * The raw pages of BUFFER entry @idx (malloc'd), the number of chunks and, unless
- * @nr_stored is NULL, of those whose frame is no smaller than its pages (stored).
+ * @nr_stored is NULL, of those whose frame is no smaller than its pages (stored by a
+ * sync, or data zstd could not shrink).
  */
 int dp_cpu_pages(const struct dp_file *f, int idx, unsigned char **pages, size_t *len,
 		 uint32_t *nr_chunks, uint32_t *nr_stored);

@@ -112,6 +112,15 @@ else
 	t_skip "tracefs unmounted" "no unshare -m here"
 fi
 
+# A task the command leaves behind holds the instance's trace_marker open (its
+# children inherit the redirect) for 100 ms after the command exits: the instance is
+# still removed (it was busy at once: rmdir's EBUSY, retried briefly).
+out=$("$RECORDERD" record -q -B "$INST" -o "$tmp/busy.dat" -- \
+	bash -c "(echo left; sleep 0.1) >$T/instances/$INST/trace_marker &" 2>&1)
+t_eq "leftover writer: exits 0" "$?" 0
+t_check "leftover writer: no instance left ($out)" test ! -d "$T/instances/$INST"
+[ -d "$T/instances/$INST" ] && { sleep 0.2; rmdir "$T/instances/$INST"; }
+
 # Disk full in the middle: clear error, the file holds the markers up to the last sync.
 mkdir -p "$small"
 if mount -t tmpfs -o size=1600k tmpfs "$small" 2>/dev/null; then

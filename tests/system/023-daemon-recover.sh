@@ -4,7 +4,8 @@
 # by kill -9 mid-capture (valid: nothing to do), the same file with its options
 # pointer lost and with its tail cut off (as a crash inside the writer's finish can
 # leave it): recover must rebuild the tail from the chunk streams, keep every marker
-# of every CPU on its CPU, and report what it did; --check must not write.
+# of every CPU on its CPU, keep the file's mode and owner, and report what it did;
+# --check must not write.
 source "$(dirname "$0")/../lib/tap.sh"
 source "$(dirname "$0")/../lib/recd.sh"
 
@@ -54,9 +55,13 @@ check_rebuilt() {
 	out=$("$RECORDERD" recover --check "$g"); rc=$?
 	t_eq "$name: --check says repairable (exit 1)" "$rc" 1
 	t_check "$name: --check does not write" cmp -s "$g" "$g.orig"
+	# (the daemon's files are 0640 with its group: the repaired one must be too)
+	chmod 0640 "$g"
+	chown 65534:4 "$g"
 	out=$("$RECORDERD" recover "$g"); rc=$?
 	t_eq "$name: recover exits 1 (repaired)" "$rc" 1
 	t_check "$name: says the tail was rebuilt" grep -q "repaired (tail rebuilt from the chunk streams)" <<<"$out"
+	t_eq "$name: keeps the file's mode, owner and group" "$(stat -c '%a %u %g' "$g")" "640 65534 4"
 	if ! report_to "$g" "$TMP/rep"; then
 		t_fail "$name: reads after recover" "$(head -c 200 "$TMP/rep.err")"
 		return

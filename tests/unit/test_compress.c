@@ -140,4 +140,47 @@ TEST(zstd_store_reads_back)
 	free(back);
 }
 
+/*
+ * codec_frame_stored() knows codec_store()'s frames, whole, of any size, and nothing
+ * else: not a compressed frame, not one zstd itself made of raw blocks for data it
+ * could not shrink (random bytes), not a cut or altered stored frame.
+ */
+TEST(zstd_frame_stored)
+{
+	static const size_t sizes[] = { 0, 1, 4096, 131072, 131073, 300000 };
+	const struct codec *z = codec_find("zstd");
+	struct codec_ctx *ctx = codec_ctx_new(z, 1);
+	size_t cap = codec_bound(z, 300000);
+	unsigned char *in = malloc(300000), *out = malloc(cap);
+	ssize_t n;
+
+	ASSERT_NE(NULL, ctx);
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		fill(in, sizes[k], 7, 1);
+		n = codec_store(z, in, sizes[k], out, cap);
+		ASSERT_GT(n, 0);
+		EXPECT_TRUE(codec_frame_stored(out, (size_t)n, sizes[k]));
+		EXPECT_FALSE(codec_frame_stored(out, (size_t)n, sizes[k] + 1));
+		EXPECT_FALSE(codec_frame_stored(out, (size_t)n - 1, sizes[k]));
+		if (sizes[k] > 131072) {
+			/* the first block said last: the frame would end early */
+			out[9] |= 1;
+			EXPECT_FALSE(codec_frame_stored(out, (size_t)n, sizes[k]));
+		}
+	}
+	fill(in, 131072, 7, 1);
+	n = codec_compress(ctx, in, 131072, out, cap);
+	ASSERT_GT(n, 0);
+	EXPECT_FALSE(codec_frame_stored(out, (size_t)n, 131072));
+	fill(in, 131072, 7, 0);
+	n = codec_compress(ctx, in, 131072, out, cap);
+	ASSERT_GT(n, 131072);		/* zstd could not shrink it: raw blocks */
+	EXPECT_FALSE(codec_frame_stored(out, (size_t)n, 131072));
+	codec_ctx_free(ctx);
+	free(in);
+	free(out);
+}
+
 TEST_HARNESS_MAIN

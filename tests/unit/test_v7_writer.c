@@ -738,6 +738,84 @@ TEST(crash_in_finish_copy)
 	rmdir(dir);
 }
 
+/* Chunks of @path stored uncompressed, all CPUs; -1 if it does not parse. */
+static long stored_chunks(const char *path)
+{
+	long stored = 0;
+	struct dp_file f;
+
+	if (dp_open(path, &f))
+		return -1;
+	for (int i = 0; i < f.nr_cpus && stored >= 0; i++) {
+		unsigned char *pages;
+		uint32_t n, k;
+		size_t len;
+
+		if (dp_cpu_pages(&f, i, &pages, &len, &n, &k)) {
+			stored = -1;
+			break;
+		}
+		free(pages);
+		stored += k;
+	}
+	dp_close(&f);
+	return stored;
+}
+
+/*
+ * The same with chunks a sync stored uncompressed, which the compact copy compresses:
+ * a cut after any update leaves the synced file (stored chunks and all) or the
+ * finished one, which holds none.
+ */
+TEST(crash_in_finish_compressing_stored)
+{
+	char dir[] = "/dev/shm/v7ws.XXXXXX";
+	struct chunk_pool_stats st;
+	bool done = false;
+	cpu_set_t old;
+	long n;
+
+	if (!mkdtemp(dir))
+		SKIP(return, "no /dev/shm");
+	ASSERT_EQ(0, cpu_pin_here(&old));
+	for (n = 0; !done && n < 64; n++) {
+		struct rb_summary s;
+		struct tw t;
+		int ret;
+
+		tw_pool = test_pool(4);
+		ASSERT_NE(NULL, tw_pool);
+		ASSERT_EQ(0, tw_open_in(&t, dir, V7_COMP_ZSTD, 3, 4, 1 << 20));
+		gen_markers(&t.g[0], 0, 0, 1000);
+		gen_markers(&t.g[2], 2, 0, 500);
+		ASSERT_EQ(0, v7_append_pages(t.w, 0, t.g[0].pages, t.g[0].nr));
+		ASSERT_EQ(0, v7_append_pages(t.w, 2, t.g[2].pages, t.g[2].nr));
+		ASSERT_EQ(0, v7_flush(t.w));
+		chunk_pool_stats(tw_pool, &st);
+		chunk_pool_reap_until(tw_pool, st.jobs);
+		ASSERT_EQ(0, v7_sync(t.w));
+		chunk_pool_stats(tw_pool, &st);
+		ASSERT_GE(st.stored, 1);
+		v7_fail_after(t.w, n);
+		ret = v7_finish(t.w, NULL, 0, NULL);
+		done = !ret;
+		ASSERT_EQ(0, rb_summarize(t.path, &s));
+		EXPECT_EQ(1500, s.total);
+		EXPECT_TRUE(markers_ok(&s, 0, s.per_cpu[0]));
+		EXPECT_TRUE(markers_ok(&s, 2, s.per_cpu[2]));
+		rb_summary_free(&s);
+		/* finished: none left; cut: the synced file, as it was */
+		EXPECT_EQ(done, stored_chunks(t.path) == 0);
+		tw_close(&t, true);
+		chunk_pool_free(tw_pool);
+		tw_pool = NULL;
+	}
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(old), &old));
+	EXPECT_TRUE(done);
+	TH_LOG("finished after %ld cuts", n - 1);
+	rmdir(dir);
+}
+
 /*
  * The same where a CPU's data move down by less than their own size: CPU 1's region
  * is full (16 raw pages of 64 KiB) and CPU 0 holds one page, so compacting in place
