@@ -309,11 +309,16 @@ static int rebuild(struct rec *r, const char *dest)
 			strerror(-wfd));
 		return wfd;
 	}
-	/* The finish gives the file it renames over @dest these: the input's. */
-	if (!fstat(r->fd, &in) && (fchmod(wfd, in.st_mode & 07777) ||
-				   (fchown(wfd, in.st_uid, in.st_gid) && errno != EPERM)))
+	/*
+	 * The finish gives the file it renames over @dest this one's mode and owner: the
+	 * input's. A group it may not give (not root) gets no access instead.
+	 */
+	if (fstat(r->fd, &in) || fchmod(wfd, in.st_mode & 07777))
 		fprintf(stderr, "recover: %s: the repaired file keeps mode 0600: %s\n", r->path,
 			strerror(errno));
+	else if (fchown(wfd, in.st_uid, in.st_gid) && fchmod(wfd, in.st_mode & 0700))
+		fprintf(stderr, "recover: %s: the repaired file keeps mode 0%o: %s\n", r->path,
+			in.st_mode & 07777, strerror(errno));
 	p.fd = wfd;
 	p.page_size = r->f.page_size;
 	p.ncpus = r->ncpus;
