@@ -341,6 +341,25 @@ bad:
 	return ERR("CPU %u: chunk %u at %llu is bad\n", c->cpu, i, (unsigned long long)p);
 }
 
+int dp_count_chunks(const struct dp_file *f, uint64_t *chunks, uint64_t *stored)
+{
+	*chunks = 0;
+	*stored = 0;
+	for (int i = 0; i < f->nr_cpus; i++) {
+		unsigned char *pages;
+		uint32_t n, k;
+		size_t len;
+		int ret = dp_cpu_pages(f, i, &pages, &len, &n, &k);
+
+		if (ret)
+			return ret;
+		free(pages);
+		*chunks += n;
+		*stored += k;
+	}
+	return 0;
+}
+
 static int take_text(char **dst, size_t *dlen, const unsigned char *src, uint64_t n)
 {
 	*dst = malloc(n + 1);

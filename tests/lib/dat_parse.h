@@ -81,6 +81,8 @@ int dp_section_body(const struct dp_file *f, int i, unsigned char **body, size_t
  */
 int dp_cpu_pages(const struct dp_file *f, int idx, unsigned char **pages, size_t *len,
 		 uint32_t *nr_chunks, uint32_t *nr_stored);
+/* Chunks of every CPU, and of those the ones dp_cpu_pages() counts stored; 0 or -errno. */
+int dp_count_chunks(const struct dp_file *f, uint64_t *chunks, uint64_t *stored);
 /* Description string by ID, or NULL. */
 const char *dp_string(const struct dp_file *f, int32_t id);
 /* First option @id, or NULL. */

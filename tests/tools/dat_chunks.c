@@ -7,13 +7,12 @@
  *   dat_chunks FILE     prints "chunks N stored S"; exits 1 if FILE cannot be read
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "dat_parse.h"
 
 int main(int argc, char **argv)
 {
-	unsigned long long chunks = 0, stored = 0;
+	uint64_t chunks, stored;
 	struct dp_file f;
 	int ret;
 
@@ -27,23 +26,13 @@ int main(int argc, char **argv)
 			ret ? "cannot be parsed" : "not compressed");
 		return 1;
 	}
-	for (int i = 0; !ret && i < f.nr_cpus; i++) {
-		unsigned char *pages;
-		uint32_t n, s;
-		size_t len;
-
-		ret = dp_cpu_pages(&f, i, &pages, &len, &n, &s);
-		if (ret)
-			break;
-		free(pages);
-		chunks += n;
-		stored += s;
-	}
+	ret = dp_count_chunks(&f, &chunks, &stored);
 	dp_close(&f);
 	if (ret) {
 		fprintf(stderr, "dat_chunks: %s: a bad chunk\n", argv[1]);
 		return 1;
 	}
-	printf("chunks %llu stored %llu\n", chunks, stored);
+	printf("chunks %llu stored %llu\n", (unsigned long long)chunks,
+	       (unsigned long long)stored);
 	return 0;
 }

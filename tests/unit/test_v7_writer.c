@@ -741,32 +741,17 @@ TEST(crash_in_finish_copy)
 /* Chunks of @path stored uncompressed, all CPUs; -1 if it does not parse. */
 static long stored_chunks(const char *path)
 {
-	long stored = 0;
+	uint64_t chunks, stored;
 	struct dp_file f;
+	int ret;
 
 	if (dp_open(path, &f))
 		return -1;
-	for (int i = 0; i < f.nr_cpus && stored >= 0; i++) {
-		unsigned char *pages;
-		uint32_t n, k;
-		size_t len;
-
-		if (dp_cpu_pages(&f, i, &pages, &len, &n, &k)) {
-			stored = -1;
-			break;
-		}
-		free(pages);
-		stored += k;
-	}
+	ret = dp_count_chunks(&f, &chunks, &stored);
 	dp_close(&f);
-	return stored;
+	return ret ? -1 : (long)stored;
 }
 
-/*
- * The same with chunks a sync stored uncompressed, which the compact copy compresses:
- * a cut after any update leaves the synced file (stored chunks and all) or the
- * finished one, which holds none.
- */
 /*
  * A writer in @dir whose last sync stored chunks: CPU 0 and 2 markers, the pool's
  * chunks taken at once. Whether the workers took some first is the scheduler's (they
