@@ -31,6 +31,7 @@
 #include "chunk_pool.h"
 #include "compress.h"
 #include "util/log.h"
+#include "util/mono_clock.h"
 #include "util/thread.h"
 
 #define DEF_MEM_JOBS	64
@@ -42,6 +43,9 @@
 #define BY_REAPER	(-1)	/* cp_job.by: the reaping thread compresses it */
 #define BY_NOBODY	(-2)	/* cp_job.by: queued, not taken yet */
 #define BOOST_RETRY_MS	5	/* a wait looks again (and boosts again) this often */
+#define DEFER_POLL_MS	10	/* a worker leaving jobs waiting looks again, doubling... */
+#define DEFER_POLL_MAX	160	/* ...up to this (ms) */
+#define DEFER_REFILL_MS	1000	/* one job of the deferral budget comes back this often */
 
 enum job_state { JOB_FREE, JOB_QUEUED, JOB_BUSY, JOB_DONE };
 
@@ -63,6 +67,7 @@ struct cp_worker {
 	pthread_t		thread;
 	_Atomic pid_t		tid;
 	atomic_bool		boosted;	/* raised while the reaper waits for it */
+	int			load_fd;	/* /proc/loadavg, or -1: never defers */
 	struct codec_ctx	*ctx;
 	char			*in;	/* a spooled job's input */
 	char			*out;	/* headroom + frame */
@@ -86,6 +91,7 @@ struct chunk_pool {
 	uint64_t		head, tail;	/* the reaper's */
 	_Atomic uint64_t	head_pub;	/* head, for the workers' "is it the next?" */
 	_Atomic uint64_t	next_queued;	/* next job to take */
+	_Atomic uint64_t	tail_pub;	/* tail, for the workers' "how many wait?" */
 	size_t			slot_cap;	/* headroom + max(job_bytes, bound) */
 	char			**slots;
 	int			*free_slots;	/* stack */
@@ -100,6 +106,10 @@ struct chunk_pool {
 	struct cp_worker	*workers;
 	unsigned int		nworkers;
 	struct cp_worker	self;		/* the reaping thread's tools for helping */
+	unsigned int		ncpus;		/* online at creation */
+	int			defer_max;	/* the deferral budget's bound, in jobs */
+	_Atomic int		defer_budget;	/* jobs that may wait deferred; the reaper's */
+	uint64_t		refilled_ms;	/* the budget's last refill (mono_ms) */
 	bool			boost_warned;
 	struct chunk_pool_stats	st;
 };
@@ -222,6 +232,91 @@ static void set_idle_priority(void)
 		setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 }
 
+/*
+ * More tasks are runnable than CPUs are online: /proc/loadavg's fourth field counts
+ * nr_running() of all CPUs, this thread included.
+ */
+static bool cpus_busy(struct chunk_pool *p, struct cp_worker *w)
+{
+	char buf[128];
+	unsigned int running;
+	ssize_t n = pread(w->load_fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return sscanf(buf, "%*s %*s %*s %u/", &running) == 1 && running > p->ncpus;
+}
+
+/*
+ * Jobs queued that no thread has taken. next_queued first: a job taken was published
+ * in tail_pub before its token was posted, so the difference cannot go below 0.
+ */
+static uint64_t untaken(struct chunk_pool *p)
+{
+	uint64_t taken = atomic_load(&p->next_queued);
+
+	return atomic_load(&p->tail_pub) - taken;
+}
+
+/*
+ * Leave jobs to the sync while the CPUs are busy: SCHED_IDLE alone does not keep a
+ * worker off them (woken with a sleeper's credit, it is picked ahead of the workload
+ * at the next switch). The sync after next stores what nobody took, the file's finish
+ * compresses it. At most defer_budget jobs wait so; each stored one spends one.
+ */
+static bool defer_job(struct chunk_pool *p, struct cp_worker *w)
+{
+	int budget = atomic_load(&p->defer_budget);
+
+	return w->load_fd >= 0 && budget > 0 && untaken(p) <= (uint64_t)budget &&
+	       cpus_busy(p, w);
+}
+
+/* The reaper's: a stored job spends one of the budget (a starved worker's too). */
+static void spend_defer(struct chunk_pool *p)
+{
+	int b = atomic_load(&p->defer_budget);
+
+	if (b > 0)
+		atomic_store(&p->defer_budget, b - 1);
+}
+
+/* The reaper's: one job of the budget back every DEFER_REFILL_MS, up to defer_max. */
+static void refill_defer(struct chunk_pool *p)
+{
+	uint64_t n = (mono_ms() - p->refilled_ms) / DEFER_REFILL_MS;
+	int b = atomic_load(&p->defer_budget);
+
+	if (!n)
+		return;
+	p->refilled_ms += n * DEFER_REFILL_MS;
+	if (b < p->defer_max)
+		atomic_store(&p->defer_budget,
+			     n >= (uint64_t)(p->defer_max - b) ? p->defer_max : b + (int)n);
+}
+
+/*
+ * A worker that gave its token back sleeps while jobs wait deferred, looking again
+ * without a token (a sync finding none to take would raise every worker). True when
+ * a job waits that it should take now.
+ */
+static bool wait_deferred(struct chunk_pool *p, struct cp_worker *w)
+{
+	for (int ms = DEFER_POLL_MS; !atomic_load(&p->quit);
+	     ms = ms < DEFER_POLL_MAX ? ms * 2 : ms) {
+		/* a reaper that raised us meanwhile took the job itself */
+		if (atomic_exchange(&w->boosted, false))
+			set_idle_priority();
+		poll(NULL, 0, ms);
+		if (!untaken(p))
+			return false;
+		if (!defer_job(p, w))
+			return true;
+	}
+	return false;
+}
+
 static void *worker_main(void *arg)
 {
 	struct cp_worker *w = arg;
@@ -238,6 +333,17 @@ static void *worker_main(void *arg)
 		}
 		if (atomic_load(&p->quit))
 			break;
+		if (defer_job(p, w)) {
+			sem_post(&p->queued);
+			if (!wait_deferred(p, w) || sem_trywait(&p->queued)) {
+				/* no job held: a raise that came meanwhile is undone */
+				if (atomic_exchange(&w->boosted, false))
+					set_idle_priority();
+				continue;
+			}
+			if (atomic_load(&p->quit))
+				break;
+		}
 		i = take_job(p, (int)(w - p->workers));
 		run_job(p, w, job_at(p, i), false);
 		job_done(p, i);
@@ -303,6 +409,8 @@ static int worker_tools(struct chunk_pool *p, struct cp_worker *w)
 
 static void worker_tools_free(struct cp_worker *w)
 {
+	if (w->load_fd >= 0)
+		close(w->load_fd);
 	codec_ctx_free(w->ctx);
 	free(w->in);
 	free(w->out);
@@ -320,6 +428,12 @@ static int start_workers(struct chunk_pool *p, unsigned int n)
 		struct cp_worker *w = &p->workers[p->nworkers];
 
 		ret = worker_tools(p, w);
+		w->load_fd = -1;
+		if (!ret && !p->par.no_defer)
+			w->load_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+		if (!ret && !p->par.no_defer && w->load_fd < 0 && !p->nworkers)
+			log_warn("cannot read /proc/loadavg (%s): compression threads will not leave a busy CPU to the workload",
+				 strerror(errno));
 		if (!ret)
 			ret = thread_start(&w->thread, worker_main, w, "recorderd-zstd");
 		if (ret) {
@@ -346,11 +460,18 @@ static void allow_boost(void)
 	setrlimit(RLIMIT_NICE, &rl);
 }
 
-static unsigned int default_workers(void)
+static unsigned int online_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (unsigned int)n;
+	return n < 1 ? 1 : (unsigned int)n;
+}
+
+static unsigned int default_workers(void)
+{
+	unsigned int n = online_cpus();
+
+	return n > MAX_WORKERS ? MAX_WORKERS : n;
 }
 
 struct chunk_pool *chunk_pool_new(const struct chunk_pool_params *par, int *err)
@@ -363,6 +484,7 @@ struct chunk_pool *chunk_pool_new(const struct chunk_pool_params *par, int *err)
 		goto fail;
 	p->efd = -1;
 	p->spool_fd = -2;
+	p->self.load_fd = -1;	/* the reaper never defers */
 	ret = -EINVAL;
 	if (!par->codec || !par->deliver || !par->job_bytes || par->headroom > 4096)
 		goto fail;
@@ -400,6 +522,10 @@ struct chunk_pool *chunk_pool_new(const struct chunk_pool_params *par, int *err)
 		goto fail;
 	}
 	allow_boost();
+	p->ncpus = online_cpus();
+	p->defer_max = (int)p->par.mem_jobs;
+	p->defer_budget = p->defer_max;
+	p->refilled_ms = mono_ms();
 	ret = worker_tools(p, &p->self);
 	ret = ret ?: start_workers(p, par->workers ? par->workers : default_workers());
 	if (ret)
@@ -478,6 +604,7 @@ int chunk_pool_submit(struct chunk_pool *p, void *owner, int tag, const void *in
 
 	if (len > p->par.job_bytes || !len)
 		return -EINVAL;
+	refill_defer(p);
 	if (!has_room(p)) {
 		p->st.full++;
 		return -EAGAIN;
@@ -510,6 +637,7 @@ int chunk_pool_submit(struct chunk_pool *p, void *owner, int tag, const void *in
 	}
 	atomic_store(&j->state, JOB_QUEUED);
 	p->tail++;
+	atomic_store(&p->tail_pub, p->tail);
 	p->st.jobs++;
 	sem_post(&p->queued);
 	return 0;
@@ -597,10 +725,12 @@ static long reap(struct chunk_pool *p, enum chunk_pool_wait wait, uint64_t until
 			else
 				run_job(p, &p->self, job_at(p, i), store);
 			job_done(p, i);
-			if (store)
+			if (store) {
 				p->st.stored++;
-			else
+				spend_defer(p);
+			} else {
 				p->st.helped++;
+			}
 			continue;
 		}
 		/*

@@ -22,12 +22,18 @@
  * oldest queued chunk itself, which is what inline compression costs; nothing is
  * dropped here (what the caller cannot move meanwhile the kernel ring counts).
  *
+ * While more tasks are runnable than CPUs are online, the workers leave jobs to
+ * chunk_pool_reap_until(), which stores them: a burst of work on a saturated machine
+ * does not pay for compression (the file's finish does). At most mem_jobs jobs wait
+ * so; each stored job spends one of that budget, which comes back at one a second.
+ *
  * One thread submits and reaps; the workers only compress. Jobs keep their input
  * until they are delivered; delivery is the only place a job's result is seen.
  */
 #ifndef REC_CHUNK_POOL_H
 #define REC_CHUNK_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -52,6 +58,7 @@ struct chunk_pool_params {
 	unsigned int		mem_jobs;	/* inputs held in memory, 0 = 64 */
 	unsigned int		max_jobs;	/* jobs in flight in all, 0 = 16384 */
 	const char		*spool_dir;	/* where to spill, NULL = never spill */
+	bool			no_defer;	/* compress on a busy machine too */
 	chunk_pool_deliver_fn	deliver;
 };
 

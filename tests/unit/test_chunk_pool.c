@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * recorder/format/chunk_pool.c: jobs come back compressed, whole and in submission
- * order, from memory and from the spool; a full pool refuses and reaping makes room.
+ * order, from memory and from the spool; a full pool refuses and reaping makes room;
+ * workers leave their jobs to the sync while every CPU is busy, within a budget.
  */
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +19,7 @@
 #include "../lib/cpu_pin.h"
 #include "format/chunk_pool.h"
 #include "format/compress.h"
+#include "util/mono_clock.h"
 
 #define JOB	(32 * 4096)
 #define NJOBS	200
@@ -28,6 +33,7 @@ struct got {
 };
 
 static struct got got;
+static bool pool_defers;	/* new_pool(): workers defer on a busy machine (the default) */
 
 /* Job i: JOB - i*97 bytes of a pattern of i, compressible as trace pages are. */
 static size_t job_len(int i)
@@ -72,6 +78,7 @@ static struct chunk_pool *new_pool(unsigned int workers, unsigned int mem, unsig
 		.mem_jobs = mem,
 		.max_jobs = max,
 		.spool_dir = spool,
+		.no_defer = !pool_defers,
 		.deliver = deliver,
 	};
 	int err = 0;
@@ -221,6 +228,119 @@ TEST(full_refuses_then_room)
 	EXPECT_EQ(5, st.jobs);
 	chunk_pool_free(p);
 	check_all_in_order(_metadata, 5);
+}
+
+static atomic_bool spin_stop;
+
+/* A task every CPU has to run: at idle priority, so the workers get their share. */
+static void *spin(void *arg)
+{
+	struct sched_param sp = { 0 };
+
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	while (!atomic_load(&spin_stop))
+		;
+	return arg;
+}
+
+/* One spinning thread per CPU online (@on), or stops them. */
+static int spinners(bool on)
+{
+	static pthread_t t[256];
+	static int n;
+
+	if (!on) {
+		atomic_store(&spin_stop, true);
+		for (; n > 0; n--)
+			pthread_join(t[n - 1], NULL);
+		return 0;
+	}
+	atomic_store(&spin_stop, false);
+	for (long cpus = sysconf(_SC_NPROCESSORS_ONLN); n < cpus && n < 256; n++)
+		if (pthread_create(&t[n], NULL, spin, NULL))
+			return -1;
+	return 0;
+}
+
+/* Submits jobs @from..@to-1. */
+static void submit_range(struct __test_metadata *_metadata, struct chunk_pool *p, int from,
+			 int to)
+{
+	static char in[JOB];
+
+	for (int i = from; i < to; i++) {
+		job_fill(in, i);
+		ASSERT_EQ(0, chunk_pool_submit(p, &got, i, in, job_len(i)));
+	}
+}
+
+/* Delivers, as a loop polling the fd does, until @n were delivered in all (10 s at most). */
+static void reap_by_fd(struct chunk_pool *p, int n)
+{
+	struct pollfd pfd = { .fd = chunk_pool_fd(p), .events = POLLIN };
+
+	for (int i = 0; i < 100 && got.n < n; i++)
+		if (poll(&pfd, 1, 100) == 1)
+			chunk_pool_reap(p, CHUNK_POOL_FD);
+}
+
+/*
+ * Every CPU busy: the worker compresses nothing (at idle priority, against spinners of
+ * the same priority, it would take a few ms), the sync stores it all. That spends the
+ * deferral budget (mem_jobs, 4): the worker compresses again, busy as the CPUs are,
+ * until a second has given one job of it back, and then lets one job wait.
+ */
+TEST(defers_while_cpus_busy)
+{
+	struct chunk_pool_stats st;
+	struct chunk_pool *p;
+	uint64_t t0;
+
+	if (access("/proc/loadavg", R_OK) || sysconf(_SC_NPROCESSORS_ONLN) > 256)
+		SKIP(return, "no /proc/loadavg, or more CPUs than spinners");
+	t0 = mono_ms();		/* no later than the pool's refill clock */
+	pool_defers = true;
+	p = new_pool(1, 4, 64, NULL);
+	pool_defers = false;
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, spinners(true));
+	submit_range(_metadata, p, 0, 4);
+	usleep(300 * 1000);
+	EXPECT_EQ(4, chunk_pool_reap_until(p, 4));
+	chunk_pool_stats(p, &st);
+	EXPECT_EQ(4, st.stored);
+
+	/* spent: compressed, delivered through the fd (before a second gives one back) */
+	if (mono_ms() - t0 > 900) {
+		spinners(false);
+		chunk_pool_free(p);
+		SKIP(return, "the host took more than 900 ms for 300");
+	}
+	submit_range(_metadata, p, 4, 8);
+	reap_by_fd(p, 8);
+	EXPECT_EQ(8, got.n);
+	chunk_pool_stats(p, &st);
+	EXPECT_EQ(4, st.stored);
+
+	/*
+	 * A second later, one job's worth back: of two, the worker compresses the first
+	 * (two would wait) and leaves the second waiting.
+	 */
+	usleep(1100 * 1000);
+	if (mono_ms() - t0 > 1900) {
+		spinners(false);
+		chunk_pool_free(p);
+		SKIP(return, "the host took more than 1.9 s for 1.4: two seconds' worth back");
+	}
+	submit_range(_metadata, p, 8, 10);
+	usleep(300 * 1000);
+	EXPECT_EQ(2, chunk_pool_reap_until(p, 10));
+	spinners(false);
+	chunk_pool_stats(p, &st);
+	EXPECT_EQ(5, st.stored);
+	EXPECT_EQ(0, st.helped);
+	chunk_pool_free(p);
+	check_all_in_order(_metadata, 10);
 }
 
 /* The fd says when a job is ready, and reaping clears it. */
