@@ -232,6 +232,13 @@ static void set_idle_priority(void)
 		setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 }
 
+/* Back to idle priority if the reaper raised @w (boost_worker()). */
+static void unboost(struct cp_worker *w)
+{
+	if (atomic_exchange(&w->boosted, false))
+		set_idle_priority();
+}
+
 /*
  * More tasks are runnable than CPUs are online: /proc/loadavg's fourth field counts
  * nr_running() of all CPUs, this thread included.
@@ -306,8 +313,7 @@ static bool wait_deferred(struct chunk_pool *p, struct cp_worker *w)
 	for (int ms = DEFER_POLL_MS; !atomic_load(&p->quit);
 	     ms = ms < DEFER_POLL_MAX ? ms * 2 : ms) {
 		/* a reaper that raised us meanwhile took the job itself */
-		if (atomic_exchange(&w->boosted, false))
-			set_idle_priority();
+		unboost(w);
 		poll(NULL, 0, ms);
 		if (!untaken(p))
 			return false;
@@ -337,8 +343,7 @@ static void *worker_main(void *arg)
 			sem_post(&p->queued);
 			if (!wait_deferred(p, w) || sem_trywait(&p->queued)) {
 				/* no job held: a raise that came meanwhile is undone */
-				if (atomic_exchange(&w->boosted, false))
-					set_idle_priority();
+				unboost(w);
 				continue;
 			}
 			if (atomic_load(&p->quit))
@@ -348,8 +353,7 @@ static void *worker_main(void *arg)
 		run_job(p, w, job_at(p, i), false);
 		job_done(p, i);
 		/* The reaper raised us while it waited for that job: back to idle. */
-		if (atomic_exchange(&w->boosted, false))
-			set_idle_priority();
+		unboost(w);
 	}
 	return NULL;
 }
