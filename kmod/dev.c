@@ -30,9 +30,29 @@ static void ftring_swap_on_cpu(void *arg)
 	buf->swap_ret = rb_reader_swap(buf);
 }
 
+/*
+ * The swap from this CPU, when it needs no IPI (rb_reader_swap_remote()): 0, or 1
+ * to swap on @buf's CPU. Interrupts off keep the handshake short for a writer
+ * waiting on it; on @buf's own CPU the IPI path runs the swap right here anyway.
+ */
+static int ftring_swap_here(struct rb_cpu *buf)
+{
+	unsigned long flags;
+	int ret = 1;
+
+	local_irq_save(flags);
+	if (smp_processor_id() != buf->cpu)
+		ret = rb_reader_swap_remote(buf);
+	local_irq_restore(flags);
+	return ret;
+}
+
 /**
- * ftring_get_reader() - run the reader swap for @buf on its CPU.
+ * ftring_get_reader() - run the reader swap for @buf.
  * @buf: The buffer, with @buf->reader_lock held and cpus_read_lock() taken.
+ *
+ * A reader behind its writer swaps from its own CPU; otherwise the swap runs on
+ * @buf's CPU, by IPI.
  *
  * Return: 0 or -errno. Writers that kept the CPU busy RB_MAX_RETRIES times are
  * not an error: no swap is made, the caller refreshes the meta page and the
@@ -44,6 +64,8 @@ int ftring_get_reader(struct rb_cpu *buf)
 
 	for (i = 0; i < RB_MAX_RETRIES; i++) {
 		if (cpu_online(buf->cpu)) {
+			if (!ftring_swap_here(buf))
+				return 0;
 			ret = smp_call_function_single(buf->cpu, ftring_swap_on_cpu, buf, 1);
 			if (!ret)
 				ret = buf->swap_ret;

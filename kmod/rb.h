@@ -15,12 +15,15 @@
  * softirq < hardirq < NMI. They never lock and never allocate. Reservation is a
  * cmpxchg on @tail; only the outermost writer (@nest == 1) publishes commit words.
  *
- * Reader: one swap at a time per CPU (@reader_lock), always executed ON the
- * buffer's CPU with interrupts off (IPI) or on an offline CPU (no writer exists).
- * It only swaps when @nest == 0, so no task/softirq/hardirq writer is between
- * two of its steps; an NMI writer that lands during a swap sees @swapping and
- * drops its event (counted in lost_busy). Links, @head's position in the ring
- * and @reader_id therefore never change under a writer.
+ * Reader: one swap at a time per CPU (@reader_lock), executed ON the buffer's
+ * CPU with interrupts off (IPI) or on an offline CPU (no writer exists). It only
+ * swaps when @nest == 0, so no task/softirq/hardirq writer is between two of its
+ * steps; an NMI writer that lands during a swap sees @swapping and drops its
+ * event (counted in lost_busy). In discard mode, with the head page and the
+ * reader page left and published, the swap runs on the reader's CPU instead
+ * (rb_reader_swap_remote()) while page switches wait (@switching, @remote_swap).
+ * Links, @head's position in the ring and @reader_id therefore never change
+ * under a writer's page switch, the only writer step that reads them.
  *
  * Lock order (process context only):
  *   ftring_lock (start/stop, events, config) > ftring_bufs_lock (buffer array,
@@ -90,6 +93,8 @@ struct rb_page {
  * @commit_id:	Page whose commit word the outermost writer publishes.
  * @reader_id:	Page handed to user space.
  * @swapping:	A reader swap is running on this CPU (NMI writers drop).
+ * @switching:	Writers of this CPU in a page switch (rb_switch_enter()).
+ * @remote_swap: A reader swap is running on another CPU: page switches wait.
  * @swap_ret:	Result of the swap run by IPI on the buffer's CPU.
  * @disabled:	FTRING_WARN_ON tripped: the buffer no longer records.
  * @overwrite:	FTRING_MODE_OVERWRITE.
@@ -139,6 +144,8 @@ struct rb_cpu {
 	u32		commit_id;
 	u32		reader_id;
 	int		swapping;
+	local_t		switching;
+	int		remote_swap;
 	int		swap_ret;
 	int		disabled;
 	bool		overwrite;
@@ -262,6 +269,7 @@ void rb_drop(struct rb_cpu *buf, local_t *cause);
 
 /* rb_read.c */
 int rb_reader_swap(struct rb_cpu *buf);
+int rb_reader_swap_remote(struct rb_cpu *buf);
 void rb_update_meta(struct rb_cpu *buf);
 
 /**

@@ -11,6 +11,9 @@
  * sees @swapping set before we looked at @nest and drops its event. The swap
  * itself is O(1): four link updates, like upstream's reader-page splice, with
  * none of the tagged-pointer cmpxchg upstream needs for a cross-CPU reader.
+ *
+ * A reader behind a writer in discard mode needs no IPI: rb_reader_swap_remote()
+ * swaps from its own CPU while page switches wait (rb_switch_enter()).
  */
 #include "rb_write.h"
 
@@ -32,38 +35,17 @@ static void rb_stamp_missed(struct rb_cpu *buf, u32 id, u64 missed, bool writer_
 	ftp_page_set_missed(buf->pages[id].addr, buf->data_size + FTP_HDR_SIZE, missed);
 }
 
-/**
- * rb_reader_swap() - advance the reader (the core of GET_READER).
- * @buf: The buffer; called on its CPU with interrupts off, or with the CPU
- *	 offline, and with @buf->reader_lock held.
- *
- * If the reader page has data not yet reported, report it. Otherwise, if the
- * ring holds data, splice the head page out as the new reader page and put the
- * old reader page in its place.
- *
- * Return: 0 (the reader fields describe the reader page), or -EAGAIN when a
- * writer was interrupted (the caller retries).
+/*
+ * The swap's work once nothing can move under it: the writer is quiescent (on its
+ * CPU, or held off its page switches by the remote handshake), and everything
+ * before @tail's page is published. See rb_reader_swap().
  */
-int rb_reader_swap(struct rb_cpu *buf)
+static void rb_reader_advance(struct rb_cpu *buf, unsigned long tail)
 {
-	u32 r = buf->reader_id, len, head, tail_id, p, n;
+	u32 r = buf->reader_id, len, head, tail_id = RB_TAIL_ID(tail), p, n;
 	struct rb_page *hpg;
-	unsigned long tail;
 	u64 overrun, missed;
-	int ret = 0;
 
-	WRITE_ONCE(buf->swapping, 1);
-	/* an NMI writer after this point sees @swapping; one before it is done */
-	barrier();
-	if (local_read(&buf->nest)) {
-		ret = -EAGAIN;
-		goto out;
-	}
-	/* no writer in progress: whatever is reserved is written; publish it */
-	rb_publish(buf);
-
-	tail = rb_tail_read(buf);
-	tail_id = RB_TAIL_ID(tail);
 	len = rb_page_len(buf, r);
 	if (len > buf->reader_read) {
 		u32 entries = rb_page_entries(buf, r);
@@ -71,15 +53,15 @@ int rb_reader_swap(struct rb_cpu *buf)
 		buf->read += entries - buf->reader_counted;
 		buf->reader_counted = entries;
 		buf->reader_read = len;
-		goto out;
+		return;
 	}
 	if (tail_id == r)
-		goto out;	/* the writer is on the reader page: nothing new */
+		return;	/* the writer is on the reader page: nothing new */
 
 	head = (u32)local_read(&buf->head);
 	hpg = &buf->pages[head];
 	if (head == tail_id && !RB_TAIL_OFF(tail))
-		goto out;	/* empty */
+		return;	/* empty */
 
 	/* splice: prev(head) -> r -> next(head); head leaves the ring */
 	p = hpg->prev;
@@ -103,10 +85,87 @@ int rb_reader_swap(struct rb_cpu *buf)
 	buf->read += buf->reader_counted;
 	buf->reader_read = rb_page_len(buf, head);
 	if (head != tail_id)
-		buf->pages_read++;
+		WRITE_ONCE(buf->pages_read, buf->pages_read + 1);
+}
+
+/**
+ * rb_reader_swap() - advance the reader (the core of GET_READER).
+ * @buf: The buffer; called on its CPU with interrupts off, or with the CPU
+ *	 offline, and with @buf->reader_lock held.
+ *
+ * If the reader page has data not yet reported, report it. Otherwise, if the
+ * ring holds data, splice the head page out as the new reader page and put the
+ * old reader page in its place.
+ *
+ * Return: 0 (the reader fields describe the reader page), or -EAGAIN when a
+ * writer was interrupted (the caller retries).
+ */
+int rb_reader_swap(struct rb_cpu *buf)
+{
+	int ret = 0;
+
+	WRITE_ONCE(buf->swapping, 1);
+	/* an NMI writer after this point sees @swapping; one before it is done */
+	barrier();
+	if (local_read(&buf->nest)) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	/* no writer in progress: whatever is reserved is written; publish it */
+	rb_publish(buf);
+	rb_reader_advance(buf, rb_tail_read(buf));
 out:
 	barrier();
 	WRITE_ONCE(buf->swapping, 0);
+	return ret;
+}
+
+/**
+ * rb_reader_swap_remote() - the swap from another CPU, when it needs no IPI.
+ * @buf: The buffer, with @buf->reader_lock held; called with interrupts off on
+ *	 a CPU other than @buf's.
+ *
+ * Possible in discard mode once the writer has left and published both the
+ * head page and the reader page: then the swap touches nothing a writer reads
+ * except on a page switch, and page switches wait while it runs (the handshake
+ * with rb_switch_enter(): each side raises its flag, then looks at the other's,
+ * so at least one of them sees the other). A writer cannot come back to either
+ * page meanwhile: discard mode never enters the head page, and no link leads to
+ * the reader page. It is the case of a reader behind a busy writer, where an IPI
+ * per page would interrupt the traced CPU and wait for it.
+ *
+ * Return: 0 (as rb_reader_swap()), or 1 when only a swap on @buf's CPU will do:
+ * overwrite mode, the writer on or publishing one of the two pages, a page
+ * switch in progress.
+ */
+int rb_reader_swap_remote(struct rb_cpu *buf)
+{
+	u32 r = buf->reader_id, head, tail_id, commit;
+	unsigned long tail;
+	int ret = 1;
+
+	if (READ_ONCE(buf->overwrite))
+		return 1;
+	WRITE_ONCE(buf->remote_swap, 1);
+	/* pairs with rb_switch_enter(): our flag before we look at the writer's */
+	smp_mb();
+	if (local_read(&buf->switching))
+		goto out;
+	/* a switch that has ended: its tail and links before what we read next */
+	smp_rmb();
+	tail = rb_tail_read(buf);
+	tail_id = RB_TAIL_ID(tail);
+	commit = READ_ONCE(buf->commit_id);
+	/* pairs with rb_publish_slow(): a page's commit word before commit_id passes it */
+	smp_rmb();
+	head = (u32)local_read(&buf->head);
+	if (tail_id == r || tail_id == head || commit == r || commit == head)
+		goto out;
+	rb_reader_advance(buf, tail);
+	ret = 0;
+out:
+	/* our stores before a waiting writer goes on */
+	smp_store_release(&buf->remote_swap, 0);
 	return ret;
 }
 

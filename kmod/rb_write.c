@@ -17,6 +17,8 @@
  *      word), still outside it
  *   G  enter it: cmpxchg tail (id, FULL | off) -> (next, 0); the winner counts
  *      the page done and names the next page in the meta page
+ * F..G run between rb_switch_enter() and rb_switch_exit(): a reader swapping from
+ * another CPU changes links and head, and the two never overlap.
  * Any writer (outer or nested) may run every step, and no step waits for another
  * writer: a cmpxchg failure at E or G means another one got there first, and the
  * caller retries its reservation. So a writer interrupting a page switch helps it
@@ -67,27 +69,46 @@ static void rb_meta_writer(struct rb_cpu *buf)
 	FTRING_WARN_ON(buf, loops >= RB_MAX_RETRIES);
 }
 
-/**
- * rb_move_tail() - move the writer to the next page (steps E..G above).
- * @buf:	The buffer, with the calling writer counted in @buf->nest.
- * @tail:	The tail value the caller found not to fit its event.
- *
- * Return: 0 to retry the reservation, or -ENOSPC when the event was dropped
- * (counted; the writer section has been left).
+/*
+ * A page switch begins: links, @head and @reader_id must not change under it. A
+ * reader swapping from another CPU (rb_reader_swap_remote()) holds it off: each
+ * side raises its flag, then looks at the other's, so at least one sees the
+ * other; the reader then gives up and the writer waits for the reader's few
+ * stores, interrupts off on its CPU. False if that never ends (a stalled reader
+ * CPU): the caller drops its event rather than wait on.
  */
-int rb_move_tail(struct rb_cpu *buf, unsigned long tail)
+static bool rb_switch_enter(struct rb_cpu *buf)
+{
+	int loops = 0;
+
+	local_inc(&buf->switching);
+	/* pairs with rb_reader_swap_remote(): our flag before we look at the reader's */
+	smp_mb();
+	/* acquire: once it is 0, the reader's links and head are what we read */
+	while (unlikely(smp_load_acquire(&buf->remote_swap))) {
+		if (++loops > RB_MAX_RETRIES) {
+			local_dec(&buf->switching);
+			return false;
+		}
+		cpu_relax();
+	}
+	return true;
+}
+
+static void rb_switch_exit(struct rb_cpu *buf)
+{
+	/* the switch's loads and stores before a remote reader may go ahead */
+	smp_mb();
+	local_dec(&buf->switching);
+}
+
+/* Steps F..G of rb_move_tail(), inside rb_switch_enter/exit. */
+static int rb_switch_page(struct rb_cpu *buf, unsigned long tail)
 {
 	u32 id = RB_TAIL_ID(tail), next, head;
 	unsigned long entries, drops;
 	struct rb_page *pg;
 	long gone;
-
-	if (!(tail & RB_TAIL_FULL)) {
-		if (!rb_tail_cmpxchg(buf, tail, tail | RB_TAIL_FULL))
-			return 0;				/*E*/
-		tail |= RB_TAIL_FULL;
-		RB_TEST_POINT(buf);
-	}
 
 	next = buf->pages[id].next;
 	pg = &buf->pages[next];
@@ -100,10 +121,8 @@ int rb_move_tail(struct rb_cpu *buf, unsigned long tail)
 		 * commit_overrun check, ring_buffer.c rb_move_tail()).
 		 */
 		if (!buf->overwrite || next == buf->commit_id ||
-		    buf->commit_id == buf->reader_id) {
-			rb_drop(buf, &buf->lost_full);
+		    buf->commit_id == buf->reader_id)
 			return -ENOSPC;
-		}
 		/*
 		 * Count before the cmpxchg: once head has moved, a nested writer
 		 * may enter the page and start its next lap. Until then nobody
@@ -152,6 +171,35 @@ int rb_move_tail(struct rb_cpu *buf, unsigned long tail)
 }
 
 /**
+ * rb_move_tail() - move the writer to the next page (steps E..G above).
+ * @buf:	The buffer, with the calling writer counted in @buf->nest.
+ * @tail:	The tail value the caller found not to fit its event.
+ *
+ * Return: 0 to retry the reservation, or -ENOSPC when the event was dropped
+ * (counted; the writer section has been left).
+ */
+int rb_move_tail(struct rb_cpu *buf, unsigned long tail)
+{
+	int ret;
+
+	if (!(tail & RB_TAIL_FULL)) {
+		if (!rb_tail_cmpxchg(buf, tail, tail | RB_TAIL_FULL))
+			return 0;				/*E*/
+		tail |= RB_TAIL_FULL;
+		RB_TEST_POINT(buf);
+	}
+	if (!rb_switch_enter(buf)) {
+		rb_drop(buf, &buf->lost_busy);
+		return -ENOSPC;
+	}
+	ret = rb_switch_page(buf, tail);
+	rb_switch_exit(buf);
+	if (ret < 0)
+		rb_drop(buf, &buf->lost_full);
+	return ret;
+}
+
+/**
  * rb_publish_slow() - publish the commit words of every page the writers have
  * left since the last publish, then the current one.
  * @buf: The buffer; the caller is the outermost writer at its exit, or the
@@ -183,7 +231,9 @@ void rb_publish_slow(struct rb_cpu *buf)
 		smp_wmb();
 		WRITE_ONCE(*rb_page_commit(buf, cid),
 			   buf->pages[cid].real_end | (u64)buf->pages[cid].flags);
-		buf->commit_id = buf->pages[cid].next;
+		/* a remote reader that sees commit_id past the page sees its word */
+		smp_wmb();
+		WRITE_ONCE(buf->commit_id, buf->pages[cid].next);
 	}
 	FTRING_WARN_ON(buf, loops);
 }

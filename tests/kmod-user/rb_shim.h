@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +44,18 @@ typedef int64_t s64;
 #define barrier()		__asm__ __volatile__("" ::: "memory")
 #define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
 #define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
+/* a writer waiting for a reader on another "CPU" (a thread); a test may step in */
+extern void (*rb_shim_relax)(void);
+#define cpu_relax()							\
+	do {								\
+		if (rb_shim_relax)					\
+			rb_shim_relax();				\
+		else							\
+			sched_yield();					\
+	} while (0)
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 #define container_of(p, type, member) \

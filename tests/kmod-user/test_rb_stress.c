@@ -43,6 +43,7 @@
 int rb_shim_warnings;
 __thread unsigned int rb_shim_ctx;
 void (*rb_shim_point)(void *buf);
+void (*rb_shim_relax)(void);
 
 #define NR_WRITERS	2
 #define RUN_SECONDS	2
@@ -82,6 +83,8 @@ struct writer {
 	__u32		last_id;
 	__u32		last_read;
 	bool		live_commit;	/* read up to the page's commit, not reader.read */
+	bool		remote;		/* swap from the reader's thread when it may */
+	__u64		remote_swaps;	/* GET_READERs that needed no "IPI" */
 	bool		pauses;		/* the task writer idles now and then */
 	unsigned int	irq_burst;	/* an "interrupt" writes up to this many events */
 	long		irq_ns;		/* "interrupt" period */
@@ -381,7 +384,8 @@ static void check_page(struct writer *w, struct kbuffer *kb, __u32 id, __u32 sta
 }
 
 /*
- * One GET_READER: swap (by "IPI" while the writer runs, directly once it is gone).
+ * One GET_READER: swap (by "IPI" while the writer runs, directly once it is gone;
+ * from the reader's thread first when it may, with @w->remote).
  * Returns 1 if the swap moved the reader (another page, or reader.read grew), 0 if
  * the buffer had nothing new, -1 on error. In the live variants a move may bring no
  * new bytes to decode (they were read past reader.read already): that is still
@@ -395,6 +399,16 @@ static int get_reader(struct writer *w, struct kbuffer *kb, bool live)
 	int tries;
 
 	for (tries = 0; tries < 100000; tries++) {
+		if (w->remote) {
+			/* as GET_READER: from the reader's CPU first, under reader_lock */
+			mutex_lock(&buf->reader_lock);
+			w->swap_ret = rb_reader_swap_remote(buf);
+			mutex_unlock(&buf->reader_lock);
+			if (!w->swap_ret) {
+				w->remote_swaps++;
+				break;
+			}
+		}
 		if (live) {
 			__atomic_store_n(&w->swap_done, 0, __ATOMIC_RELAXED);
 			__atomic_store_n(&w->swap_req, 1, __ATOMIC_RELEASE);
@@ -449,6 +463,7 @@ FIXTURE_VARIANT(rb) {
 	bool live_commit;	/* reads past reader.read while the writer appends */
 	unsigned int irq_burst;	/* events per "interrupt": up to this many */
 	long irq_ns;		/* "interrupt" period (default 20 us) */
+	bool remote;		/* GET_READER swaps from the reader's thread when it may */
 };
 
 FIXTURE_VARIANT_ADD(rb, discard) { .overwrite = false, .nr_pages = 8 };
@@ -467,6 +482,19 @@ FIXTURE_VARIANT_ADD(rb, overwrite_nested_bursts) {
 FIXTURE_VARIANT_ADD(rb, discard_nested_bursts) {
 	.overwrite = false, .nr_pages = 4, .fast_reader = true, .irq_burst = 400,
 	.irq_ns = 2000000 };
+/* the reader swaps from its own thread while page switches wait (discard mode) */
+FIXTURE_VARIANT_ADD(rb, discard_remote) { .overwrite = false, .nr_pages = 8, .remote = true };
+FIXTURE_VARIANT_ADD(rb, discard_remote_fast) {
+	.overwrite = false, .nr_pages = 4, .fast_reader = true, .remote = true };
+FIXTURE_VARIANT_ADD(rb, discard_remote_live) {
+	.overwrite = false, .nr_pages = 4, .fast_reader = true, .live_commit = true,
+	.remote = true };
+FIXTURE_VARIANT_ADD(rb, discard_remote_nested_bursts) {
+	.overwrite = false, .nr_pages = 4, .fast_reader = true, .irq_burst = 400,
+	.irq_ns = 2000000, .remote = true };
+/* overwrite mode: never from the reader's thread */
+FIXTURE_VARIANT_ADD(rb, overwrite_remote) {
+	.overwrite = true, .nr_pages = 4, .fast_reader = true, .remote = true };
 
 FIXTURE_SETUP(rb)
 {
@@ -492,6 +520,7 @@ FIXTURE_SETUP(rb)
 		self->w[i].rnd = 1234 + i;
 		self->w[i].last_id = ~0U;
 		self->w[i].live_commit = variant->live_commit;
+		self->w[i].remote = variant->remote;
 		self->w[i].pauses = variant->live_commit || variant->irq_burst;
 		self->w[i].irq_burst = variant->irq_burst;
 		self->w[i].irq_ns = variant->irq_ns;
@@ -612,6 +641,13 @@ TEST_F(rb, stress)
 		if (variant->live_commit)
 			TH_LOG("cpu%d: events read past reader.read %llu", i,
 			       (unsigned long long)w->regrown);
+		if (variant->remote)
+			TH_LOG("cpu%d: swaps from the reader's thread %llu", i,
+			       (unsigned long long)w->remote_swaps);
+		/* the remote swap really ran, and never in overwrite mode */
+		if (variant->remote && !variant->overwrite)
+			EXPECT_LT(0ULL, w->remote_swaps);
+		EXPECT_EQ(0ULL, variant->overwrite ? w->remote_swaps : 0);
 		regrown += w->regrown;
 		laps += w->laps;
 	}
@@ -767,6 +803,105 @@ TEST(page_switch_interrupted_overwrite)
 TEST(page_switch_interrupted_discard)
 {
 	switch_interrupted(_metadata, false);
+}
+
+/*
+ * The swap from the reader's CPU against a page switch, deterministically: at each
+ * point of a switch a remote swap is tried and must give up (the switch reads the
+ * links and head it would change); outside one it must swap. And a page switch
+ * that finds a remote swap in progress waits for it to end, or drops its event
+ * (lost_busy) if it never does.
+ */
+static struct {
+	struct rb_cpu	*buf;
+	int		inside, refused, spins, release_at;
+} rs;
+
+static void rs_point(void *buf)
+{
+	if (!local_read(&rs.buf->switching))
+		return;
+	rs.inside++;
+	mutex_lock(&rs.buf->reader_lock);
+	if (rb_reader_swap_remote(rs.buf) == 1)
+		rs.refused++;
+	mutex_unlock(&rs.buf->reader_lock);
+}
+
+static void rs_relax(void)
+{
+	if (++rs.spins == rs.release_at)
+		smp_store_release(&rs.buf->remote_swap, 0);
+}
+
+/* Task events until the writer enters another page; returns the events written. */
+static int write_to_next_page(struct writer *w, __u32 size)
+{
+	__u32 id = RB_TAIL_ID(rb_tail_read(w->buf));
+	int n = 0;
+
+	while (RB_TAIL_ID(rb_tail_read(w->buf)) == id && n < 1000) {
+		write_one(w, SRC_TASK, size);
+		n++;
+	}
+	return n;
+}
+
+TEST(remote_swap_and_page_switch)
+{
+	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	__u32 size = sizeof(struct rec) + 24;
+	struct writer w = { 0 };
+	int i, n;
+
+	ASSERT_NE(NULL, kb);
+	w.buf = rb_cpu_alloc(0, 8);
+	ASSERT_NE(NULL, w.buf);
+	w.last_id = ~0U;
+	memset(&rs, 0, sizeof(rs));
+	rs.buf = w.buf;
+	/* the head page full and published, the writer two pages on */
+	for (i = 0; i < 2; i++)
+		write_to_next_page(&w, size);
+	/* a switch, tried at each of its points */
+	rb_shim_point = rs_point;
+	write_to_next_page(&w, size);
+	rb_shim_point = NULL;
+	EXPECT_LT(0, rs.inside);
+	EXPECT_EQ(rs.inside, rs.refused);
+	EXPECT_EQ(0U, w.buf->reader_id) TH_LOG("swapped during a page switch");
+	/* no switch now: the head page goes to the reader from here */
+	w.remote = true;
+	ASSERT_EQ(1, get_reader(&w, kb, false));
+	EXPECT_EQ(1ULL, w.remote_swaps);
+	EXPECT_EQ(1U, w.buf->reader_id);
+
+	/* a remote swap in progress: the switch waits for its end */
+	rs.release_at = 5;
+	w.buf->remote_swap = 1;
+	rb_shim_relax = rs_relax;
+	n = write_to_next_page(&w, size);
+	EXPECT_EQ(5, rs.spins);
+	EXPECT_EQ(0, local_read(&w.buf->lost_busy));
+	/* one that never ends: the event that needed a new page is dropped */
+	rs.release_at = 0;
+	rs.spins = 0;
+	w.buf->remote_swap = 1;
+	for (i = 0; i < n && !local_read(&w.buf->lost_busy); i++)
+		write_one(&w, SRC_TASK, size);
+	EXPECT_EQ(1, local_read(&w.buf->lost_busy));
+	EXPECT_EQ(RB_MAX_RETRIES, rs.spins);
+	EXPECT_EQ(0, local_read(&w.buf->switching));
+	rb_shim_relax = NULL;
+	w.buf->remote_swap = 0;
+	write_to_next_page(&w, size);
+
+	for (n = 0; n < 1000 && get_reader(&w, kb, false) > 0; n++)
+		;
+	check_accounting(_metadata, &w);
+	EXPECT_EQ(0, rb_shim_warnings);
+	rb_cpu_free(w.buf);
+	kbuffer_free(kb);
 }
 
 /*
