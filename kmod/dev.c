@@ -30,21 +30,33 @@ static void ftring_swap_on_cpu(void *arg)
 	buf->swap_ret = rb_reader_swap(buf);
 }
 
+/* Tries of a swap from this CPU that met a page switch, before the IPI. */
+#define FTRING_REMOTE_TRIES	16
+
 /*
  * The swap from this CPU, when it needs no IPI (rb_reader_swap_remote()): 0, or 1
  * to swap on @buf's CPU. Interrupts off keep the handshake short for a writer
  * waiting on it; on @buf's own CPU the IPI path runs the swap right here anyway.
+ * A page switch lasts a few hundred instructions: worth waiting out here rather
+ * than interrupting the writer's CPU.
  */
 static int ftring_swap_here(struct rb_cpu *buf)
 {
 	unsigned long flags;
-	int ret = 1;
+	int i, ret = 1;
 
-	local_irq_save(flags);
-	if (smp_processor_id() != buf->cpu)
-		ret = rb_reader_swap_remote(buf);
-	local_irq_restore(flags);
-	return ret;
+	if (READ_ONCE(buf->overwrite))
+		return 1;
+	for (i = 0; i < FTRING_REMOTE_TRIES; i++) {
+		local_irq_save(flags);
+		if (smp_processor_id() != buf->cpu)
+			ret = rb_reader_swap_remote(buf);
+		local_irq_restore(flags);
+		if (ret != -EAGAIN)
+			return ret;
+		cpu_relax();
+	}
+	return 1;
 }
 
 /**

@@ -21,9 +21,14 @@
  * steps; an NMI writer that lands during a swap sees @swapping and drops its
  * event (counted in lost_busy). In discard mode, with the head page and the
  * reader page left and published, the swap runs on the reader's CPU instead
- * (rb_reader_swap_remote()) while page switches wait (@switching, @remote_swap).
+ * (rb_reader_swap_remote()) while page switches wait (@switching, @remote_seq).
  * Links, @head's position in the ring and @reader_id therefore never change
- * under a writer's page switch, the only writer step that reads them.
+ * under a page switch. The one other writer step that reads links, the commit
+ * walk (rb_publish_slow()), reads only those of the pages from the commit page to
+ * the tail page, which a remote swap never changes: it needs the commit page and
+ * the tail page off the reader page and the head page, and it changes only the
+ * links of the reader page, of prev(head) (at or past the tail page) and of
+ * next(head).
  *
  * Lock order (process context only):
  *   ftring_lock (start/stop, events, config) > ftring_bufs_lock (buffer array,
@@ -44,7 +49,10 @@
 #define RB_TAIL_ID(t)		((u32)((t) >> 32))
 #define RB_TAIL_OFF(t)		((u32)((t) & RB_TAIL_OFF_MASK))
 
-/* Bounds of every retry loop (each WARNs once when reached). */
+/*
+ * Bounds of every retry loop (each WARNs once when reached, but a page switch's
+ * wait for a remote swap: a stalled reader CPU is no broken invariant).
+ */
 #define RB_MAX_RETRIES		1000
 
 /**
@@ -94,7 +102,9 @@ struct rb_page {
  * @reader_id:	Page handed to user space.
  * @swapping:	A reader swap is running on this CPU (NMI writers drop).
  * @switching:	Writers of this CPU in a page switch (rb_switch_enter()).
- * @remote_swap: A reader swap is running on another CPU: page switches wait.
+ * @remote_seq: Odd while a reader swap runs on another CPU: page switches wait.
+ * @remote_given_up: The @remote_seq a page switch stopped waiting for: later
+ *		switches drop at once until that swap ends.
  * @swap_ret:	Result of the swap run by IPI on the buffer's CPU.
  * @disabled:	FTRING_WARN_ON tripped: the buffer no longer records.
  * @overwrite:	FTRING_MODE_OVERWRITE.
@@ -109,7 +119,8 @@ struct rb_page {
  * @overrun:	Events overwritten unread.
  * @bytes:	Bytes of events written (headers and time extends included).
  * @lost_full:	Drops: ring full, or caught up with the commit page.
- * @lost_busy:	Drops: NMI during a swap, or a writer recursing in its context.
+ * @lost_busy:	Drops: NMI during a swap, a writer recursing in its context, or a
+ *		page switch that waited too long for a remote swap.
  * @lost_too_big: Drops: event larger than a page.
  * @drops:	All drops; a page's @drops_mark minus the previous one read is what
  *		was lost before it.
@@ -145,7 +156,8 @@ struct rb_cpu {
 	u32		reader_id;
 	int		swapping;
 	local_t		switching;
-	int		remote_swap;
+	unsigned int	remote_seq;
+	unsigned int	remote_given_up;
 	int		swap_ret;
 	int		disabled;
 	bool		overwrite;

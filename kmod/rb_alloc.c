@@ -112,7 +112,8 @@ void rb_cpu_reset(struct rb_cpu *buf)
 	buf->last_ts = 0;
 	buf->swapping = 0;
 	local_set(&buf->switching, 0);
-	buf->remote_swap = 0;
+	buf->remote_seq = 0;
+	buf->remote_given_up = 0;
 	buf->disabled = 0;
 	local_set(&buf->entries, 0);
 	local_set(&buf->overrun, 0);

@@ -36,9 +36,10 @@ static void rb_stamp_missed(struct rb_cpu *buf, u32 id, u64 missed, bool writer_
 }
 
 /*
- * The swap's work once nothing can move under it: the writer is quiescent (on its
- * CPU, or held off its page switches by the remote handshake), and everything
- * before @tail's page is published. See rb_reader_swap().
+ * The swap's work once nothing can move under it: the writer is quiescent on its
+ * CPU and has published everything up to @tail, or (remote) it is held off its
+ * page switches and has left and published the head page and the reader page.
+ * See rb_reader_swap().
  */
 static void rb_reader_advance(struct rb_cpu *buf, unsigned long tail)
 {
@@ -50,7 +51,7 @@ static void rb_reader_advance(struct rb_cpu *buf, unsigned long tail)
 	if (len > buf->reader_read) {
 		u32 entries = rb_page_entries(buf, r);
 
-		buf->read += entries - buf->reader_counted;
+		WRITE_ONCE(buf->read, buf->read + entries - buf->reader_counted);
 		buf->reader_counted = entries;
 		buf->reader_read = len;
 		return;
@@ -82,7 +83,7 @@ static void rb_reader_advance(struct rb_cpu *buf, unsigned long tail)
 	buf->lost_events = missed;
 
 	buf->reader_counted = rb_page_entries(buf, head);
-	buf->read += buf->reader_counted;
+	WRITE_ONCE(buf->read, buf->read + buf->reader_counted);
 	buf->reader_read = rb_page_len(buf, head);
 	if (head != tail_id)
 		WRITE_ONCE(buf->pages_read, buf->pages_read + 1);
@@ -126,17 +127,17 @@ out:
  *	 a CPU other than @buf's.
  *
  * Possible in discard mode once the writer has left and published both the
- * head page and the reader page: then the swap touches nothing a writer reads
- * except on a page switch, and page switches wait while it runs (the handshake
- * with rb_switch_enter(): each side raises its flag, then looks at the other's,
- * so at least one of them sees the other). A writer cannot come back to either
- * page meanwhile: discard mode never enters the head page, and no link leads to
- * the reader page. It is the case of a reader behind a busy writer, where an IPI
- * per page would interrupt the traced CPU and wait for it.
+ * head page and the reader page. Page switches, the writer step that reads the
+ * links, head and reader_id we change, wait while it runs (the handshake with
+ * rb_switch_enter(): each side raises its flag, then looks at the other's, so at
+ * least one of them sees the other); the commit walk reads only links we leave
+ * alone (rb.h). So the writer stays on its page meanwhile, off both pages. It is
+ * the case of a reader behind a busy writer, where an IPI per page would
+ * interrupt the traced CPU and wait for it.
  *
- * Return: 0 (as rb_reader_swap()), or 1 when only a swap on @buf's CPU will do:
- * overwrite mode, the writer on or publishing one of the two pages, a page
- * switch in progress.
+ * Return: 0 (as rb_reader_swap()), 1 when only a swap on @buf's CPU will do
+ * (overwrite mode, the writer on or publishing one of the two pages), or -EAGAIN
+ * when a page switch is in progress (worth another try).
  */
 int rb_reader_swap_remote(struct rb_cpu *buf)
 {
@@ -146,12 +147,15 @@ int rb_reader_swap_remote(struct rb_cpu *buf)
 
 	if (READ_ONCE(buf->overwrite))
 		return 1;
-	WRITE_ONCE(buf->remote_swap, 1);
+	/* odd: we are in (reader_lock makes us the only one changing it) */
+	WRITE_ONCE(buf->remote_seq, buf->remote_seq + 1);
 	/* pairs with rb_switch_enter(): our flag before we look at the writer's */
 	smp_mb();
-	if (local_read(&buf->switching))
+	if (local_read(&buf->switching)) {
+		ret = -EAGAIN;
 		goto out;
-	/* a switch that has ended: its tail and links before what we read next */
+	}
+	/* a switch that has ended: its tail before what we read next */
 	smp_rmb();
 	tail = rb_tail_read(buf);
 	tail_id = RB_TAIL_ID(tail);
@@ -164,8 +168,8 @@ int rb_reader_swap_remote(struct rb_cpu *buf)
 	rb_reader_advance(buf, tail);
 	ret = 0;
 out:
-	/* our stores before a waiting writer goes on */
-	smp_store_release(&buf->remote_swap, 0);
+	/* even again: our stores before a waiting writer goes on */
+	smp_store_release(&buf->remote_seq, buf->remote_seq + 1);
 	return ret;
 }
 

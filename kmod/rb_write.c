@@ -22,7 +22,8 @@
  * Any writer (outer or nested) may run every step, and no step waits for another
  * writer: a cmpxchg failure at E or G means another one got there first, and the
  * caller retries its reservation. So a writer interrupting a page switch helps it
- * along and never drops its event.
+ * along and never drops its event (only a switch that waits too long for a reader
+ * swapping from another CPU does, rb_switch_enter()).
  *
  * What makes H safe to finish late: nesting is last in, first out, so a writer
  * interrupted in H resumes only after the interrupt has, perhaps, prepared and
@@ -74,19 +75,22 @@ static void rb_meta_writer(struct rb_cpu *buf)
  * reader swapping from another CPU (rb_reader_swap_remote()) holds it off: each
  * side raises its flag, then looks at the other's, so at least one sees the
  * other; the reader then gives up and the writer waits for the reader's few
- * stores, interrupts off on its CPU. False if that never ends (a stalled reader
- * CPU): the caller drops its event rather than wait on.
+ * stores, interrupts off on its CPU. False if that never ends (a reader vCPU
+ * descheduled by its hypervisor, say): the caller drops its event rather than
+ * wait on, and so do the switches after it, at once, until that swap is over.
  */
 static bool rb_switch_enter(struct rb_cpu *buf)
 {
+	unsigned int seq;
 	int loops = 0;
 
 	local_inc(&buf->switching);
 	/* pairs with rb_reader_swap_remote(): our flag before we look at the reader's */
 	smp_mb();
-	/* acquire: once it is 0, the reader's links and head are what we read */
-	while (unlikely(smp_load_acquire(&buf->remote_swap))) {
-		if (++loops > RB_MAX_RETRIES) {
+	/* acquire: once it is even, the reader's links and head are what we read */
+	while (unlikely((seq = smp_load_acquire(&buf->remote_seq)) & 1)) {
+		if (seq == READ_ONCE(buf->remote_given_up) || ++loops > RB_MAX_RETRIES) {
+			WRITE_ONCE(buf->remote_given_up, seq);
 			local_dec(&buf->switching);
 			return false;
 		}
@@ -205,8 +209,9 @@ int rb_move_tail(struct rb_cpu *buf, unsigned long tail)
  * @buf: The buffer; the caller is the outermost writer at its exit, or the
  *	 reader swap with no writer in progress.
  *
- * The commit page only follows the tail through the links, which do not change
- * under a writer (see rb.h), so the walk ends at the tail page.
+ * The commit page only follows the tail through the links, and those from the
+ * commit page to the tail page never change under a writer (see rb.h), so the
+ * walk ends at the tail page.
  */
 void rb_publish_slow(struct rb_cpu *buf)
 {

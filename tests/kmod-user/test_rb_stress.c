@@ -85,6 +85,7 @@ struct writer {
 	bool		live_commit;	/* read up to the page's commit, not reader.read */
 	bool		remote;		/* swap from the reader's thread when it may */
 	__u64		remote_swaps;	/* GET_READERs that needed no "IPI" */
+	__u64		remote_live;	/* of them, while the writer ran */
 	bool		pauses;		/* the task writer idles now and then */
 	unsigned int	irq_burst;	/* an "interrupt" writes up to this many events */
 	long		irq_ns;		/* "interrupt" period */
@@ -613,6 +614,8 @@ TEST_F(rb, stress)
 
 	__atomic_store_n(&meta_stop, 1, __ATOMIC_RELEASE);
 	pthread_join(meta_th, NULL);
+	for (i = 0; i < NR_WRITERS; i++)
+		self->w[i].remote_live = self->w[i].remote_swaps;
 	for (i = 0; i < NR_WRITERS; i++) {
 		__atomic_store_n(&self->w[i].stop, 1, __ATOMIC_RELEASE);
 		pthread_join(self->w[i].th, NULL);
@@ -642,12 +645,14 @@ TEST_F(rb, stress)
 			TH_LOG("cpu%d: events read past reader.read %llu", i,
 			       (unsigned long long)w->regrown);
 		if (variant->remote)
-			TH_LOG("cpu%d: swaps from the reader's thread %llu", i,
-			       (unsigned long long)w->remote_swaps);
-		/* the remote swap really ran, and never in overwrite mode */
+			TH_LOG("cpu%d: swaps from the reader's thread %llu, %llu of them live", i,
+			       (unsigned long long)w->remote_swaps,
+			       (unsigned long long)w->remote_live);
+		/* the remote swap really ran against a running writer; never in overwrite */
 		if (variant->remote && !variant->overwrite)
-			EXPECT_LT(0ULL, w->remote_swaps);
-		EXPECT_EQ(0ULL, variant->overwrite ? w->remote_swaps : 0);
+			EXPECT_LT(0ULL, w->remote_live);
+		if (variant->overwrite)
+			EXPECT_EQ(0ULL, w->remote_swaps);
 		regrown += w->regrown;
 		laps += w->laps;
 	}
@@ -823,15 +828,17 @@ static void rs_point(void *buf)
 		return;
 	rs.inside++;
 	mutex_lock(&rs.buf->reader_lock);
-	if (rb_reader_swap_remote(rs.buf) == 1)
+	if (rb_reader_swap_remote(rs.buf) == -EAGAIN)
 		rs.refused++;
 	mutex_unlock(&rs.buf->reader_lock);
 }
 
 static void rs_relax(void)
 {
-	if (++rs.spins == rs.release_at)
-		smp_store_release(&rs.buf->remote_swap, 0);
+	if (++rs.spins != rs.release_at)
+		return;
+	/* the "reader" ends its swap: even again, as rb_reader_swap_remote() leaves it */
+	smp_store_release(&rs.buf->remote_seq, rs.buf->remote_seq + 1);
 }
 
 /* Task events until the writer enters another page; returns the events written. */
@@ -876,9 +883,9 @@ TEST(remote_swap_and_page_switch)
 	EXPECT_EQ(1ULL, w.remote_swaps);
 	EXPECT_EQ(1U, w.buf->reader_id);
 
-	/* a remote swap in progress: the switch waits for its end */
+	/* a remote swap in progress (odd): the switch waits for its end */
 	rs.release_at = 5;
-	w.buf->remote_swap = 1;
+	w.buf->remote_seq++;
 	rb_shim_relax = rs_relax;
 	n = write_to_next_page(&w, size);
 	EXPECT_EQ(5, rs.spins);
@@ -886,14 +893,24 @@ TEST(remote_swap_and_page_switch)
 	/* one that never ends: the event that needed a new page is dropped */
 	rs.release_at = 0;
 	rs.spins = 0;
-	w.buf->remote_swap = 1;
+	w.buf->remote_seq++;
 	for (i = 0; i < n && !local_read(&w.buf->lost_busy); i++)
 		write_one(&w, SRC_TASK, size);
 	EXPECT_EQ(1, local_read(&w.buf->lost_busy));
 	EXPECT_EQ(RB_MAX_RETRIES, rs.spins);
+	/* and the next one at once: no second wait on the same swap */
+	write_one(&w, SRC_TASK, size);
+	EXPECT_EQ(2, local_read(&w.buf->lost_busy));
+	EXPECT_EQ(RB_MAX_RETRIES, rs.spins);
 	EXPECT_EQ(0, local_read(&w.buf->switching));
+	/* the swap ends: the next one is waited for again */
+	w.buf->remote_seq++;
+	rs.release_at = RB_MAX_RETRIES + 3;
+	w.buf->remote_seq++;
+	write_one(&w, SRC_TASK, size);
+	EXPECT_EQ(2, local_read(&w.buf->lost_busy));
+	EXPECT_EQ(RB_MAX_RETRIES + 3, rs.spins);
 	rb_shim_relax = NULL;
-	w.buf->remote_swap = 0;
 	write_to_next_page(&w, size);
 
 	for (n = 0; n < 1000 && get_reader(&w, kb, false) > 0; n++)
