@@ -45,8 +45,6 @@ static int ftring_swap_here(struct rb_cpu *buf)
 	unsigned long flags;
 	int i, ret = 1;
 
-	if (READ_ONCE(buf->overwrite))
-		return 1;
 	for (i = 0; i < FTRING_REMOTE_TRIES; i++) {
 		local_irq_save(flags);
 		if (smp_processor_id() != buf->cpu)
