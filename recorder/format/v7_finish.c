@@ -100,7 +100,6 @@ static int compress_stored(struct v7_writer *w, struct v7_recompress *r, const u
 			   uint64_t to, uint64_t *len)
 {
 	ssize_t u, clen;
-	uint32_t c32;
 
 	u = codec_decompress(r->dctx, r->frame, h[0], r->pages, (size_t)w->chunk_pages * w->ps);
 	if (u != (ssize_t)h[1])
@@ -108,9 +107,7 @@ static int compress_stored(struct v7_writer *w, struct v7_recompress *r, const u
 	clen = codec_compress(w->cctx, r->pages, h[1], w->zbuf + 8, w->zcap - 8);
 	if (clen < 0)
 		return v7w_fail(w, (int)clen, "compress");
-	c32 = (uint32_t)clen;
-	memcpy(w->zbuf, &c32, 4);
-	memcpy(w->zbuf + 4, &h[1], 4);
+	v7w_chunk_header(w->zbuf, (uint32_t)clen, h[1]);
 	r->compressed++;
 	*len = 8 + (uint64_t)clen;
 	return v7w_write(w, w->zbuf, *len, to);

@@ -186,8 +186,7 @@ static int v7_put_chunk(struct v7_writer *w, struct v7_cpu *c, char *buf, size_t
 	uint32_t c32 = (uint32_t)clen;
 	int ret;
 
-	memcpy(buf, &c32, 4);
-	memcpy(buf + 4, &u, 4);
+	v7w_chunk_header(buf, c32, u);
 	if (c->used + 8 + c32 > w->region_bytes)	/* admission control prevents it */
 		return v7w_fail(w, -EOVERFLOW, "region overflow");
 	ret = v7w_write(w, buf, 8 + c32, c->region + c->used);

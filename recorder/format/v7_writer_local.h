@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "v7_writer.h"
 
@@ -98,6 +99,13 @@ struct v7_writer {
 static inline uint64_t v7w_round_up(uint64_t v, uint64_t a)
 {
 	return (v + a - 1) / a * a;
+}
+
+/* A chunk's 8-byte header before its frame (formats.md A.5): compressed, uncompressed. */
+static inline void v7w_chunk_header(char *hdr, uint32_t clen, uint32_t ulen)
+{
+	memcpy(hdr, &clen, 4);
+	memcpy(hdr + 4, &ulen, 4);
 }
 
 /* Fails the writer for good (logged once): the file keeps its last synced state. */
