@@ -267,8 +267,10 @@ struct ftring_status {
  * @lost:		Events dropped, the sum of the lost_* causes below.
  * @lost_full:		Dropped: ring full (discard mode), or an overwriting
  *			writer caught up with a sub-buffer still being committed.
- * @lost_busy:		Dropped: an NMI arrived during a reader swap, or a writer
- *			recursed in its own context (it traced something it called).
+ * @lost_busy:		Dropped: an NMI arrived during a reader swap, a writer
+ *			recursed in its own context (it traced something it called),
+ *			or a page switch waited too long for a reader swapping from
+ *			another CPU (its CPU taken away: a descheduled vCPU, say).
  * @lost_too_big:	Dropped: larger than a sub-buffer can hold.
  * @nr_subbufs:		Sub-buffers of this CPU's mapping (ring + reader).
  * @reserved:		0.

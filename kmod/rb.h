@@ -28,7 +28,10 @@
  * the tail page, which a remote swap never changes: it needs the commit page and
  * the tail page off the reader page and the head page, and it changes only the
  * links of the reader page, of prev(head) (at or past the tail page) and of
- * next(head).
+ * next(head). Page switches wait for the link stores alone: the new reader
+ * page's missed-events stamp and the reader's counters (@read, @pages_read) are
+ * written after, when the page is out of every writer's reach; writers read
+ * those counters only racily, to decide on a wake-up (rb_readable()).
  *
  * Lock order (process context only):
  *   ftring_lock (start/stop, events, config) > ftring_bufs_lock (buffer array,
@@ -54,6 +57,16 @@
  * wait for a remote swap: a stalled reader CPU is no broken invariant).
  */
 #define RB_MAX_RETRIES		1000
+/*
+ * A page switch waits for a remote swap RB_MAX_RETRIES turns and at least this
+ * long before it drops its event: the swap's link stores are a dozen loads and
+ * stores with interrupts off, well under a microsecond even with every line cold;
+ * longer means its CPU was taken away. A turn is the architecture's cpu_relax()
+ * (a pause on x86, a yield hint on arm64), so turns alone say little of the time.
+ * RB_REMOTE_MAX_TURNS ends the wait if the clock does not move (jiffies-based).
+ */
+#define RB_REMOTE_WAIT_NS	20000
+#define RB_REMOTE_MAX_TURNS	(16 * RB_MAX_RETRIES)
 
 /**
  * struct rb_page - descriptor of one sub-buffer.
@@ -102,7 +115,8 @@ struct rb_page {
  * @reader_id:	Page handed to user space.
  * @swapping:	A reader swap is running on this CPU (NMI writers drop).
  * @switching:	Writers of this CPU in a page switch (rb_switch_enter()).
- * @remote_seq: Odd while a reader swap runs on another CPU: page switches wait.
+ * @remote_seq: Odd while a reader swap on another CPU looks at the writer's
+ *		state and changes links, @head and @reader_id: page switches wait.
  * @remote_given_up: The @remote_seq a page switch stopped waiting for: later
  *		switches drop at once until that swap ends.
  * @swap_ret:	Result of the swap run by IPI on the buffer's CPU.

@@ -27,6 +27,11 @@
 /* where the user-space stress test interrupts a page switch; nothing here */
 #define RB_TEST_POINT(buf)	do { } while (0)
 /*
+ * What a page switch's wait for a remote swap is timed with: sched_clock(), which
+ * runs with interrupts off (local_clock() may stand still until the next tick).
+ */
+#define rb_wait_clock()		trace_clock_local()
+/*
  * Pages are written in the little-endian ftrace layout (common/ftrace_page.h:
  * type_len in the low 5 bits of the event header, little-endian words) that every
  * reader of ftring's pages expects. A big-endian kernel would write pages no reader

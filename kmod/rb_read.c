@@ -36,56 +36,75 @@ static void rb_stamp_missed(struct rb_cpu *buf, u32 id, u64 missed, bool writer_
 }
 
 /*
- * The swap's work once nothing can move under it: the writer is quiescent on its
- * CPU and has published everything up to @tail, or (remote) it is held off its
- * page switches and has left and published the head page and the reader page.
- * See rb_reader_swap().
+ * The rest of the reader page, if the writer published more of it: report it.
+ * The writer is quiescent (the swap on its CPU) or off the page (remote: the page
+ * is out of the ring, so it cannot come back). True if there was more.
  */
-static void rb_reader_advance(struct rb_cpu *buf, unsigned long tail)
+static bool rb_reader_report_rest(struct rb_cpu *buf)
 {
-	u32 r = buf->reader_id, len, head, tail_id = RB_TAIL_ID(tail), p, n;
-	struct rb_page *hpg;
-	u64 overrun, missed;
+	u32 r = buf->reader_id, len = rb_page_len(buf, r), entries;
 
-	len = rb_page_len(buf, r);
-	if (len > buf->reader_read) {
-		u32 entries = rb_page_entries(buf, r);
+	if (len <= buf->reader_read)
+		return false;
+	entries = rb_page_entries(buf, r);
+	WRITE_ONCE(buf->read, buf->read + entries - buf->reader_counted);
+	buf->reader_counted = entries;
+	buf->reader_read = len;
+	return true;
+}
 
-		WRITE_ONCE(buf->read, buf->read + entries - buf->reader_counted);
-		buf->reader_counted = entries;
-		buf->reader_read = len;
-		return;
-	}
+/*
+ * The swap's link work, once nothing can move under it: the writer is quiescent
+ * on its CPU and has published everything up to @tail, or (remote) it is held off
+ * its page switches and has left and published the head page and the reader page.
+ * The head page leaves the ring as the new reader page, the old one takes its
+ * place. False if there is nothing to swap in. See rb_reader_swap().
+ */
+static bool rb_reader_splice(struct rb_cpu *buf, unsigned long tail)
+{
+	u32 r = buf->reader_id, head, tail_id = RB_TAIL_ID(tail), p, n;
+
 	if (tail_id == r)
-		return;	/* the writer is on the reader page: nothing new */
-
+		return false;	/* the writer is on the reader page: nothing new */
 	head = (u32)local_read(&buf->head);
-	hpg = &buf->pages[head];
 	if (head == tail_id && !RB_TAIL_OFF(tail))
-		return;	/* empty */
+		return false;	/* empty */
 
 	/* splice: prev(head) -> r -> next(head); head leaves the ring */
-	p = hpg->prev;
-	n = hpg->next;
+	p = buf->pages[head].prev;
+	n = buf->pages[head].next;
 	buf->pages[p].next = r;
 	buf->pages[r].prev = p;
 	buf->pages[r].next = n;
 	buf->pages[n].prev = r;
 	local_set(&buf->head, n);
 	buf->reader_id = head;
+	return true;
+}
+
+/*
+ * The new reader page's missed-events stamp and counters, after rb_reader_splice()
+ * and with @tail as it read it. The page is out of the ring: a writer reaches it
+ * again only if it was on it already (the local swap's "writer_on_it").
+ */
+static void rb_reader_account(struct rb_cpu *buf, unsigned long tail)
+{
+	u32 id = buf->reader_id, tail_id = RB_TAIL_ID(tail);
+	struct rb_page *pg = &buf->pages[id];
+	u64 overrun, missed;
 
 	overrun = local_read(&buf->overrun);
 	/* drops since the page read before it: those before pages overwritten unread too */
-	missed = hpg->drops_mark - buf->last_drops + overrun - buf->last_overrun;
+	missed = pg->drops_mark - buf->last_drops + overrun - buf->last_overrun;
 	buf->last_overrun = overrun;
-	buf->last_drops = hpg->drops_mark;
-	rb_stamp_missed(buf, head, missed, head == tail_id);
+	buf->last_drops = pg->drops_mark;
+	rb_stamp_missed(buf, id, missed, id == tail_id);
 	buf->lost_events = missed;
 
-	buf->reader_counted = rb_page_entries(buf, head);
+	buf->reader_counted = rb_page_entries(buf, id);
 	WRITE_ONCE(buf->read, buf->read + buf->reader_counted);
-	buf->reader_read = rb_page_len(buf, head);
-	if (head != tail_id)
+	buf->reader_read = rb_page_len(buf, id);
+	if (id != tail_id)
 		WRITE_ONCE(buf->pages_read, buf->pages_read + 1);
 }
 
@@ -103,6 +122,7 @@ static void rb_reader_advance(struct rb_cpu *buf, unsigned long tail)
  */
 int rb_reader_swap(struct rb_cpu *buf)
 {
+	unsigned long tail;
 	int ret = 0;
 
 	WRITE_ONCE(buf->swapping, 1);
@@ -114,7 +134,9 @@ int rb_reader_swap(struct rb_cpu *buf)
 	}
 	/* no writer in progress: whatever is reserved is written; publish it */
 	rb_publish(buf);
-	rb_reader_advance(buf, rb_tail_read(buf));
+	tail = rb_tail_read(buf);
+	if (!rb_reader_report_rest(buf) && rb_reader_splice(buf, tail))
+		rb_reader_account(buf, tail);
 out:
 	barrier();
 	WRITE_ONCE(buf->swapping, 0);
@@ -142,6 +164,7 @@ out:
 int rb_reader_swap_remote(struct rb_cpu *buf)
 {
 	u32 r = buf->reader_id, head, tail_id, commit;
+	bool spliced = false;
 	unsigned long tail;
 	int ret = 1;
 
@@ -165,12 +188,23 @@ int rb_reader_swap_remote(struct rb_cpu *buf)
 	head = (u32)local_read(&buf->head);
 	if (tail_id == r || tail_id == head || commit == r || commit == head)
 		goto out;
-	rb_reader_advance(buf, tail);
+	/* only the links while the writer waits; the rest of the reader page needs none */
+	if (rb_page_len(buf, r) <= buf->reader_read)
+		spliced = rb_reader_splice(buf, tail);
 	ret = 0;
 out:
 	/* even again: our stores before a waiting writer goes on */
 	smp_store_release(&buf->remote_seq, buf->remote_seq + 1);
-	return ret;
+	if (ret)
+		return ret;
+	/* the writer may switch pages from here; what we look at next is out of its reach */
+	RB_TEST_POINT(buf);
+	/* not spliced: the reader page had more (tail_id != head: the ring had data) */
+	if (spliced)
+		rb_reader_account(buf, tail);
+	else
+		rb_reader_report_rest(buf);
+	return 0;
 }
 
 /**

@@ -78,18 +78,25 @@ static void rb_meta_writer(struct rb_cpu *buf)
  * stores, interrupts off on its CPU. False if that never ends (a reader vCPU
  * descheduled by its hypervisor, say): the caller drops its event rather than
  * wait on, and so do the switches after it, at once, until that swap is over.
+ * "Never" is RB_MAX_RETRIES turns and RB_REMOTE_WAIT_NS both (rb.h).
  */
 static bool rb_switch_enter(struct rb_cpu *buf)
 {
 	unsigned int seq;
 	int loops = 0;
+	u64 start = 0;
 
 	local_inc(&buf->switching);
 	/* pairs with rb_reader_swap_remote(): our flag before we look at the reader's */
 	smp_mb();
 	/* acquire: once it is even, the reader's links and head are what we read */
 	while (unlikely((seq = smp_load_acquire(&buf->remote_seq)) & 1)) {
-		if (seq == READ_ONCE(buf->remote_given_up) || ++loops > RB_MAX_RETRIES) {
+		if (!loops)
+			start = rb_wait_clock();
+		if (seq == READ_ONCE(buf->remote_given_up) ||
+		    (++loops > RB_MAX_RETRIES &&
+		     (rb_wait_clock() - start > RB_REMOTE_WAIT_NS ||
+		      loops > RB_REMOTE_MAX_TURNS))) {
 			WRITE_ONCE(buf->remote_given_up, seq);
 			local_dec(&buf->switching);
 			return false;

@@ -129,6 +129,10 @@ static inline u64 rb_shim_ns(clockid_t id)
 	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* the clock a writer's wait for a remote swap is bounded by; a test may step in */
+extern u64 (*rb_shim_wait_clock)(void);
+#define rb_wait_clock()							\
+	(rb_shim_wait_clock ? rb_shim_wait_clock() : rb_shim_ns(CLOCK_MONOTONIC))
 #define trace_clock_local()		rb_shim_ns(CLOCK_MONOTONIC)
 #define trace_clock_global()		rb_shim_ns(CLOCK_MONOTONIC)
 #define ktime_get_mono_fast_ns()	rb_shim_ns(CLOCK_MONOTONIC)

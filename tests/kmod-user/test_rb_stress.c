@@ -44,6 +44,7 @@ int rb_shim_warnings;
 __thread unsigned int rb_shim_ctx;
 void (*rb_shim_point)(void *buf);
 void (*rb_shim_relax)(void);
+u64 (*rb_shim_wait_clock)(void);
 
 #define NR_WRITERS	2
 #define RUN_SECONDS	2
@@ -820,6 +821,7 @@ TEST(page_switch_interrupted_discard)
 static struct {
 	struct rb_cpu	*buf;
 	int		inside, refused, spins, release_at;
+	u64		now, step;	/* the wait's clock: @step ns a turn */
 } rs;
 
 static void rs_point(void *buf)
@@ -833,8 +835,14 @@ static void rs_point(void *buf)
 	mutex_unlock(&rs.buf->reader_lock);
 }
 
+static u64 rs_clock(void)
+{
+	return rs.now;
+}
+
 static void rs_relax(void)
 {
+	rs.now += rs.step;
 	if (++rs.spins != rs.release_at)
 		return;
 	/* the "reader" ends its swap: even again, as rb_reader_swap_remote() leaves it */
@@ -885,22 +893,57 @@ TEST(remote_swap_and_page_switch)
 
 	/* a remote swap in progress (odd): the switch waits for its end */
 	rs.release_at = 5;
+	rs.step = 1000;
 	w.buf->remote_seq++;
 	rb_shim_relax = rs_relax;
+	rb_shim_wait_clock = rs_clock;
 	n = write_to_next_page(&w, size);
 	EXPECT_EQ(5, rs.spins);
 	EXPECT_EQ(0, local_read(&w.buf->lost_busy));
-	/* one that never ends: the event that needed a new page is dropped */
-	rs.release_at = 0;
+	/*
+	 * Turns much shorter than RB_REMOTE_WAIT_NS / RB_MAX_RETRIES (arm64's yield):
+	 * a swap that outlasts RB_MAX_RETRIES turns but not the time is waited for,
+	 * one that outlasts both costs the event that needed a new page.
+	 */
+	rs.step = 5;
 	rs.spins = 0;
+	rs.release_at = 2 * RB_MAX_RETRIES;
+	w.buf->remote_seq++;
+	n = write_to_next_page(&w, size);
+	EXPECT_EQ(2 * RB_MAX_RETRIES, rs.spins);
+	EXPECT_EQ(0, local_read(&w.buf->lost_busy));
+	rs.spins = 0;
+	rs.release_at = 0;
 	w.buf->remote_seq++;
 	for (i = 0; i < n && !local_read(&w.buf->lost_busy); i++)
 		write_one(&w, SRC_TASK, size);
 	EXPECT_EQ(1, local_read(&w.buf->lost_busy));
+	EXPECT_EQ(RB_REMOTE_WAIT_NS / rs.step + 1, (u64)rs.spins);
+	w.buf->remote_seq++;
+	/* a clock that stands still (jiffies-based): RB_REMOTE_MAX_TURNS turns */
+	rs.step = 0;
+	rs.spins = 0;
+	w.buf->remote_seq++;
+	write_one(&w, SRC_TASK, size);
+	EXPECT_EQ(2, local_read(&w.buf->lost_busy));
+	EXPECT_EQ(RB_REMOTE_MAX_TURNS, rs.spins);
+	w.buf->remote_seq++;
+	/* room for the pages to come (discard mode) */
+	for (i = 0; i < 1000 && get_reader(&w, kb, false) > 0; i++)
+		;
+	/* turns longer than that: RB_MAX_RETRIES of them, as long as they take */
+	rs.step = 1000;
+	write_to_next_page(&w, size);
+	rs.release_at = 0;
+	rs.spins = 0;
+	w.buf->remote_seq++;
+	for (i = 0; i < n && local_read(&w.buf->lost_busy) < 3; i++)
+		write_one(&w, SRC_TASK, size);
+	EXPECT_EQ(3, local_read(&w.buf->lost_busy));
 	EXPECT_EQ(RB_MAX_RETRIES, rs.spins);
 	/* and the next one at once: no second wait on the same swap */
 	write_one(&w, SRC_TASK, size);
-	EXPECT_EQ(2, local_read(&w.buf->lost_busy));
+	EXPECT_EQ(4, local_read(&w.buf->lost_busy));
 	EXPECT_EQ(RB_MAX_RETRIES, rs.spins);
 	EXPECT_EQ(0, local_read(&w.buf->switching));
 	/* the swap ends: the next one is waited for again */
@@ -908,11 +951,82 @@ TEST(remote_swap_and_page_switch)
 	rs.release_at = RB_MAX_RETRIES + 3;
 	w.buf->remote_seq++;
 	write_one(&w, SRC_TASK, size);
-	EXPECT_EQ(2, local_read(&w.buf->lost_busy));
+	EXPECT_EQ(4, local_read(&w.buf->lost_busy));
 	EXPECT_EQ(RB_MAX_RETRIES + 3, rs.spins);
 	rb_shim_relax = NULL;
+	rb_shim_wait_clock = NULL;
 	write_to_next_page(&w, size);
 
+	for (n = 0; n < 1000 && get_reader(&w, kb, false) > 0; n++)
+		;
+	check_accounting(_metadata, &w);
+	EXPECT_EQ(0, rb_shim_warnings);
+	rb_cpu_free(w.buf);
+	kbuffer_free(kb);
+}
+
+/*
+ * A remote swap stamps and counts the page it took after it let page switches go
+ * on: a writer that meanwhile moves into the page the reader gave back, fills it
+ * and drops (ring full) must leave the taken page's count and stamp as they were,
+ * and its drops reported with the next page.
+ */
+static struct {
+	struct writer	*w;
+	bool		armed;
+	int		ran, switched;
+} ra;
+
+/* Task events until @n more are dropped for a full ring. */
+static void fill_and_drop(struct writer *w, long n)
+{
+	long lost = local_read(&w->buf->lost_full);
+	int i;
+
+	for (i = 0; i < 10000 && local_read(&w->buf->lost_full) < lost + n; i++)
+		write_one(w, SRC_TASK, sizeof(struct rec) + 40);
+}
+
+static void ra_point(void *buf)
+{
+	__u32 id = RB_TAIL_ID(rb_tail_read(ra.w->buf));
+
+	if (!ra.armed || local_read(&ra.w->buf->nest))
+		return;
+	ra.armed = false;
+	ra.ran++;
+	fill_and_drop(ra.w, 3);
+	ra.switched += RB_TAIL_ID(rb_tail_read(ra.w->buf)) != id;
+}
+
+TEST(remote_swap_accounts_after_release)
+{
+	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	struct writer w = { 0 };
+	int round, n;
+
+	ASSERT_NE(NULL, kb);
+	w.buf = rb_cpu_alloc(0, 4);
+	ASSERT_NE(NULL, w.buf);
+	w.last_id = ~0U;
+	w.remote = true;
+	ra.w = &w;
+	ra.ran = 0;
+	ra.switched = 0;
+	rb_shim_point = ra_point;
+	for (round = 0; round < 20; round++) {
+		/* the ring full, and drops before the page the reader takes */
+		fill_and_drop(&w, 3);
+		ra.armed = true;
+		ASSERT_EQ(1, get_reader(&w, kb, false));
+		EXPECT_FALSE(ra.armed);
+	}
+	rb_shim_point = NULL;
+	EXPECT_EQ(20, ra.ran);
+	/* the writer went on into the page given back, every time */
+	EXPECT_EQ(20, ra.switched);
+	EXPECT_EQ(20ULL, w.remote_swaps);
+	w.remote = false;
 	for (n = 0; n < 1000 && get_reader(&w, kb, false) > 0; n++)
 		;
 	check_accounting(_metadata, &w);
