@@ -103,13 +103,19 @@ int capture_error(const struct capture *c)
 	return c->error;
 }
 
+/* An error of the file system the file is on: a new file may get past it. */
+static bool disk_error(long err)
+{
+	return err == -ENOSPC || err == -EDQUOT || err == -EFBIG;
+}
+
 /* Records the first error and says, once, what it means for the file. */
 static int fail(struct capture *c, int err, int cpu)
 {
 	if (c->error)
 		return c->error;
 	c->error = err;
-	if (err == -ENOSPC || err == -EDQUOT || err == -EFBIG)
+	if (disk_error(err))
 		log_err("writing %s: %s; the file keeps every chunk up to the last sync",
 			c->out.path, strerror(-err));
 	else
@@ -233,6 +239,9 @@ static long move_cpu(struct capture *c, int cpu, int flush, int rounds)
 				ret = v7_commit_pages(c->out.w, cpu, (size_t)r);
 				if (ret)
 					return fail(c, ret, cpu);
+			} else if (disk_error(r)) {
+				/* the file's error, as the writer's own: rotation passes it */
+				v7_fail_pages(c->out.w, (int)r);
 			}
 		} else {
 			r = ops->read_pages(c->src, cpu, c->buf, c->batch, flush);

@@ -460,6 +460,11 @@ int v7_reserve_pages(struct v7_writer *w, int cpu, off_t *off, size_t *max)
  *
  * Return: 0 or -EINVAL.
  */
+int v7_fail_pages(struct v7_writer *w, int err)
+{
+	return v7w_fail(w, err, "pages moved into the file");
+}
+
 int v7_commit_pages(struct v7_writer *w, int cpu, size_t n)
 {
 	struct v7_cpu *c;

@@ -87,6 +87,12 @@ int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n);
  */
 int v7_reserve_pages(struct v7_writer *w, int cpu, off_t *off, size_t *max);
 int v7_commit_pages(struct v7_writer *w, int cpu, size_t n);
+/*
+ * Uncompressed only: moving pages to the reserved place failed with @err (a full
+ * disk, say). Sticky, as a failed write of the writer's own: the file keeps its
+ * last sync, and v7_error() says why. Returns @err.
+ */
+int v7_fail_pages(struct v7_writer *w, int err);
 
 /*
  * Writes the partial chunk of every CPU and a valid tail; the file is then readable.

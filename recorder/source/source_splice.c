@@ -181,10 +181,35 @@ struct page_sink {
 	off_t	off;
 };
 
-/* Moves exactly @len bytes (whole pages, in the pipe) to byte @at of the sink. */
-static int pipe_to_sink(struct splice_cpu *c, const struct page_sink *k, size_t at, size_t len)
+/*
+ * After a failed move to the sink: the rest of a page it took part of leaves the pipe
+ * too (lost), so that the pipe holds whole pages again for the next sink.
+ */
+static void pipe_realign(struct source_splice *ss, struct splice_cpu *c)
+{
+	size_t part = c->in_pipe % ss->s.page_size;
+	ssize_t r;
+
+	while (part) {
+		r = read(c->pipe[0], ss->page, part);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		part -= (size_t)r;
+		c->in_pipe -= (size_t)r;
+	}
+}
+
+/*
+ * Moves exactly @len bytes (whole pages, in the pipe) to byte @at of the sink; on an
+ * error, *@pages = the whole pages that made it.
+ */
+static int pipe_to_sink(struct source_splice *ss, struct splice_cpu *c,
+			const struct page_sink *k, size_t at, size_t len, size_t *pages)
 {
 	loff_t o = k->off + (off_t)at;
+	size_t start = at;
 
 	while (len) {
 		ssize_t r;
@@ -195,12 +220,18 @@ static int pipe_to_sink(struct splice_cpu *c, const struct page_sink *k, size_t 
 			r = splice(c->pipe[0], NULL, k->fd, &o, len, SPLICE_F_MOVE);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
+		if (r <= 0) {
+			int err = r < 0 ? -errno : -EIO;
+
+			*pages = (at - start) / ss->s.page_size;
+			pipe_realign(ss, c);
+			return err;
+		}
 		at += (size_t)r;
 		len -= (size_t)r;
 		c->in_pipe -= (size_t)r;
 	}
+	*pages = (at - start) / ss->s.page_size;
 	return 0;
 }
 
@@ -229,14 +260,17 @@ static int partial_to_sink(struct source_splice *ss, struct splice_cpu *c,
 	return 1;
 }
 
-/* Up to @max whole pages of @cpu to the sink; at @flush also the writer's page. */
+/*
+ * Up to @max whole pages of @cpu to the sink; at @flush also the writer's page. An
+ * error after some pages is said by the next call: those pages are the caller's.
+ */
 static ssize_t move_pages(struct source *s, int cpu, const struct page_sink *k, size_t max,
 			  int flush)
 {
 	struct source_splice *ss = (struct source_splice *)s;
 	struct splice_cpu *c = &ss->cpus[cpu];
-	size_t n = 0;
-	ssize_t r;
+	size_t n = 0, moved;
+	ssize_t err = 0;
 	int ret;
 
 	if (c->fd < 0)
@@ -245,33 +279,33 @@ static ssize_t move_pages(struct source *s, int cpu, const struct page_sink *k, 
 		size_t take;
 
 		if (!c->in_pipe) {
-			r = fill_pipe(ss, c, max - n);
-			if (r < 0)
-				return n ? (ssize_t)n : r;
-			if (!r)
+			err = fill_pipe(ss, c, max - n);
+			if (err <= 0)
 				break;
+			err = 0;
 		}
 		take = c->in_pipe / s->page_size;
 		if (take > max - n)
 			take = max - n;
-		ret = pipe_to_sink(c, k, n * s->page_size, take * s->page_size);
-		if (ret)
-			return n ? (ssize_t)n : ret;
-		n += take;
+		err = pipe_to_sink(ss, c, k, n * s->page_size, take * s->page_size, &moved);
+		n += moved;
+		if (err)
+			break;
 	}
 	/*
 	 * One partly written page per call: what the producer wrote before the call. A
 	 * loop here would chase a producer that keeps writing, one tiny page per read(),
 	 * while the ring fills behind it (the caller's next call takes the rest).
 	 */
-	if (flush && n < max && !c->in_pipe) {
+	if (!err && flush && n < max && !c->in_pipe) {
 		ret = partial_to_sink(ss, c, k, n * s->page_size);
 		if (ret < 0)
-			return n ? (ssize_t)n : ret;
-		n += ret;
+			err = ret;
+		else
+			n += ret;
 	}
 	c->pages += n;
-	return (ssize_t)n;
+	return n ? (ssize_t)n : err;
 }
 
 static ssize_t splice_read_pages(struct source *s, int cpu, void *dst, size_t max, int flush)
