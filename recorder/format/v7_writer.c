@@ -569,7 +569,9 @@ static int v7_check_params(const struct v7_params *p, const struct trace_meta *m
 		log_err("trace.dat writer: unknown compression %d", p->comp);
 		return -EINVAL;
 	}
-	if (p->chunk_pages > 4096) {
+	/* a chunk's header holds its sizes in u32s (formats.md A.5) */
+	if (p->chunk_pages > 4096 ||
+	    (uint64_t)(p->chunk_pages ? p->chunk_pages : V7_DEF_CHUNK_PAGES) * ps > UINT32_MAX) {
 		log_err("trace.dat writer: %u pages per chunk is too many", p->chunk_pages);
 		return -EINVAL;
 	}
@@ -587,6 +589,9 @@ static int v7_layout(struct v7_writer *w, const struct v7_params *p, uint64_t of
 	w->align = blk > w->ps ? blk : w->ps;
 	if (w->align % w->ps || w->align % blk)
 		w->align = w->ps * blk;		/* both are powers of two in practice */
+	/* no offset may wrap: the regions of every CPU, rounded up, and the tail slots */
+	if (p->region_bytes > (uint64_t)LLONG_MAX / 4 / (uint64_t)w->ncpus)
+		return -EFBIG;
 	w->region_bytes = v7w_round_up(p->region_bytes ? p->region_bytes : V7_DEF_REGION,
 				   w->align);
 	w->buf_sec = off;

@@ -1447,6 +1447,41 @@ TEST(state_machine_and_bad_input)
 	tw_close(&t, false);
 }
 
+/* Sizes whose products would wrap: refused, not written with offsets gone round. */
+TEST(sizes_that_would_wrap)
+{
+	struct v7_params p = { .page_size = 1U << 20, .ncpus = 1, .comp = V7_COMP_ZSTD,
+			       .chunk_pages = 4096, .clock = "local", .buffer_name = "" };
+	struct tw t;
+
+	ASSERT_EQ(0, tw_open(&t, V7_COMP_NONE, 1, 0));
+	p.fd = t.fd;
+	/* a chunk of 4 GiB: its u32 sizes would wrap */
+	errno = 0;
+	EXPECT_EQ(NULL, v7_create(&p, &t.m));
+	EXPECT_EQ(EINVAL, errno);
+	p.page_size = 1U << 27;
+	p.chunk_pages = 32;
+	errno = 0;
+	EXPECT_EQ(NULL, v7_create(&p, &t.m));
+	EXPECT_EQ(EINVAL, errno);
+	/* 4096 regions of 2^62 bytes: the 64-bit offsets would wrap */
+	p.page_size = PS;
+	p.chunk_pages = 0;
+	p.ncpus = 4096;
+	p.region_bytes = 1ULL << 62;
+	errno = 0;
+	EXPECT_EQ(NULL, v7_create(&p, &t.m));
+	EXPECT_EQ(EFBIG, errno);
+	/* a region that rounds up past 2^64 */
+	p.ncpus = 1;
+	p.region_bytes = UINT64_MAX - 1;
+	errno = 0;
+	EXPECT_EQ(NULL, v7_create(&p, &t.m));
+	EXPECT_EQ(EFBIG, errno);
+	tw_close(&t, false);
+}
+
 /* What the reader of truth prints: `trace-cmd report` and `trace-cmd dump`. */
 TEST(trace_cmd_report_and_dump)
 {
