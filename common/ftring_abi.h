@@ -22,7 +22,7 @@
  * stamp, 64-bit commit word, events. Only PROT_READ + MAP_SHARED mappings are
  * accepted: PROT_WRITE/PROT_EXEC give EPERM from the module, but on an fd opened
  * O_RDONLY the VFS already refuses PROT_WRITE with EACCES (as for upstream's
- * trace_pipe_raw); MAP_PRIVATE gives EINVAL; a window past the end EINVAL. Any
+ * trace_pipe_raw); MAP_PRIVATE gives EPERM; a window past the end EINVAL. Any
  * page-aligned window inside the mapping may be mapped; a mapping cannot be
  * split (partial munmap/mprotect: EINVAL) nor made writable later. User space
  * reads only the sub-buffer meta->reader.id: the writer never touches a

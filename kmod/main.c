@@ -151,29 +151,33 @@ static int __init ftring_init(void)
 		goto err_dev;
 	ftring_hp_state = ret;
 
-	ret = ftring_ctl_init();
-	if (ret)
-		goto err_hp;
 	ret = ftring_marker_init();
 	if (ret)
-		goto err_ctl;
+		goto err_hp;
 	ret = ftring_watch_init();
 	if (ret)
 		goto err_marker;
 	ret = ftring_fxt_init();
 	if (ret)
 		goto err_watch;
+	/*
+	 * Last: START through it attaches the probes, and a step failing after it
+	 * would free the module under them (its error path does not detach).
+	 */
+	ret = ftring_ctl_init();
+	if (ret)
+		goto err_fxt;
 	pr_info("ftring: %u sub-buffers per CPU, ABI %d.%d, event IDs %u..%u\n",
 		ftring_cfg.nr_subbufs, FTRING_ABI_MAJOR, FTRING_ABI_MINOR, ftring_event_ids[0],
 		ftring_event_ids[FTRING_NR_EVENTS - 1]);
 	return 0;
 
+err_fxt:
+	ftring_fxt_exit();
 err_watch:
 	ftring_watch_exit();
 err_marker:
 	ftring_marker_exit();
-err_ctl:
-	ftring_ctl_exit();
 err_hp:
 	cpuhp_remove_state_nocalls(ftring_hp_state);
 err_dev:
