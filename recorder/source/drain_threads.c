@@ -265,6 +265,10 @@ static ssize_t dt_read_pages(struct source *s, int cpu, void *dst, size_t max, i
 	eventfd_read(c->efd, &v);
 	if (!flush) {
 		n = pop(dt, c, dst, max);
+		/* more than the caller took: it is woken again for them, not by the next batch */
+		if (atomic_load_explicit(&c->tail, memory_order_acquire) !=
+		    atomic_load_explicit(&c->head, memory_order_relaxed))
+			eventfd_write(c->efd, 1);
 		return n ? (ssize_t)n : atomic_load(&c->err);
 	}
 	/*
