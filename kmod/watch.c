@@ -174,13 +174,14 @@ static ssize_t ftring_watch_read(struct file *file, char __user *ubuf, size_t co
 {
 	struct ftring_watch *w = file->private_data;
 	const struct ftring_watch_hit *h;
+	size_t done = 0, used;
 	unsigned long flags;
-	size_t done = 0;
 	bool have;
 	int ret;
 
 	if (count < sizeof(*h))
 		return -EINVAL;
+again:
 	if (!(file->f_flags & O_NONBLOCK)) {
 		ret = wait_event_interruptible(ftring_watch_wq, READ_ONCE(w->count));
 		if (ret)
@@ -195,7 +196,11 @@ static ssize_t ftring_watch_read(struct file *file, char __user *ubuf, size_t co
 		spin_unlock_irqrestore(&w->lock, flags);
 		if (!have)
 			break;
-		if (copy_to_user(ubuf + done, h, sizeof(*h))) {
+		/* the text up to its NUL: the slot's bytes past it are an older hit's */
+		used = offsetof(struct ftring_watch_hit, text) +
+		       min_t(size_t, h->len, FTRING_WATCH_TEXT - 1) + 1;
+		if (copy_to_user(ubuf + done, h, used) ||
+		    clear_user(ubuf + done + used, sizeof(*h) - used)) {
 			mutex_unlock(&w->read_lock);
 			return done ? done : -EFAULT;
 		}
@@ -206,6 +211,9 @@ static ssize_t ftring_watch_read(struct file *file, char __user *ubuf, size_t co
 		done += sizeof(*h);
 	}
 	mutex_unlock(&w->read_lock);
+	/* another reader of this file took what woke us: a blocking read waits on */
+	if (!done && !(file->f_flags & O_NONBLOCK))
+		goto again;
 	return done ? done : -EAGAIN;
 }
 

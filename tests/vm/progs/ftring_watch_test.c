@@ -4,7 +4,8 @@
  * marker holding a literal is handed over with its text, pid and CPU, and recorded
  * in the ring as ever; one holding none is not handed over; "" hands over every
  * marker; a bad spec is refused with EINVAL and the one set stays; a full queue
- * counts what it drops in the next hit's @missed; closing clears the watch.
+ * counts what it drops in the next hit's @missed; closing clears the watch. A hit's
+ * text ends at its NUL (zeros after it, whatever the slot held before).
  */
 #include <errno.h>
 #include <poll.h>
@@ -205,6 +206,33 @@ TEST_F(watch, longest_marker_whole)
 	EXPECT_EQ(sizeof(text), h[0].len);
 	EXPECT_EQ(sizeof(text), strlen(h[0].text));
 	EXPECT_EQ(0, memcmp(text, h[0].text, sizeof(text)));
+}
+
+/* A short hit in the slot a long one had: nothing of the long one after its NUL. */
+TEST_F(watch, text_ends_at_its_nul)
+{
+	static const char *const all[] = { "" };
+	static struct ftring_watch_hit h[1];
+	char text[3000];
+
+	memset(text, 'L', sizeof(text) - 1);
+	text[sizeof(text) - 1] = 0;
+	ASSERT_EQ(0, watch_set(self->w, 1, all));
+	ASSERT_EQ((ssize_t)strlen(text), mark(self->mfd, text));
+	ASSERT_EQ(1, hits(self->w, h, 1));
+	/* round the queue: the last of these takes the long one's slot */
+	for (int i = 0; i < FTRING_WATCH_QUEUE; i++) {
+		ASSERT_EQ(2, mark(self->mfd, "ab"));
+		ASSERT_EQ(1, hits(self->w, h, 1));
+		EXPECT_STREQ("ab", h[0].text);
+		for (size_t b = 3; b < sizeof(h[0].text); b++)
+			if (h[0].text[b]) {
+				EXPECT_EQ(0, h[0].text[b]) {
+					TH_LOG("hit %d: byte %zu after the NUL", i, b);
+				}
+				break;
+			}
+	}
 }
 
 /* Closing clears the watch: the next watcher starts with none set. */
