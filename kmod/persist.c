@@ -98,6 +98,17 @@ u32 ftring_region_covered(const void *page)
 	return len;
 }
 
+/*
+ * The header's checksum, and the header out of the cache: a reset after a hang
+ * does not write dirty lines back, and a stale header would fail its checksum at
+ * the next load, taking every page it describes with it.
+ */
+static void fp_hdr_commit(struct fp_hdr *h)
+{
+	h->crc = ftring_region_hdr_crc(h);
+	arch_wb_cache_pmem(h, sizeof(*h));
+}
+
 /* Writes a fresh header for this boot and empties every slot's sub-buffers. */
 static void fp_init_region(void)
 {
@@ -123,7 +134,9 @@ static void fp_init_region(void)
 	h->fmt_len = flen;
 	h->clock = ftring_cfg.clock;
 	h->load_ns = ktime_get_real_ns();
-	h->crc = ftring_region_hdr_crc(h);
+	/* the emptied descriptors and sub-buffer headers too, before the header */
+	arch_wb_cache_pmem(fp_va + PAGE_SIZE, fp_size - PAGE_SIZE);
+	fp_hdr_commit(h);
 }
 
 /*
@@ -160,8 +173,7 @@ static int fp_panic(struct notifier_block *nb, unsigned long action, void *data)
 	h->seal_ns = ktime_get_real_fast_ns();
 	h->seal_uptime_ns = ktime_get_boot_fast_ns();
 	h->sealed = FTRING_SEAL_PANIC;
-	h->crc = ftring_region_hdr_crc(h);
-	arch_wb_cache_pmem(h, sizeof(*h));
+	fp_hdr_commit(h);
 	return NOTIFY_DONE;
 }
 
@@ -179,8 +191,7 @@ static void fp_mark_clean(void)
 	mutex_lock(&fp_lock);
 	if (h->sealed != FTRING_SEAL_PANIC) {
 		h->sealed = FTRING_SEAL_CLEAN;
-		h->crc = ftring_region_hdr_crc(h);
-		arch_wb_cache_pmem(h, sizeof(*h));
+		fp_hdr_commit(h);
 	}
 	mutex_unlock(&fp_lock);
 }
@@ -209,7 +220,7 @@ int ftring_persist_set_boot_id(const u8 *id)
 		return -ENODEV;
 	mutex_lock(&fp_lock);
 	memcpy(h->boot_id, id, sizeof(h->boot_id));
-	h->crc = ftring_region_hdr_crc(h);
+	fp_hdr_commit(h);
 	mutex_unlock(&fp_lock);
 	return 0;
 }
@@ -226,7 +237,7 @@ void ftring_persist_set_clock(u32 clock)
 		return;
 	mutex_lock(&fp_lock);
 	h->clock = clock;
-	h->crc = ftring_region_hdr_crc(h);
+	fp_hdr_commit(h);
 	mutex_unlock(&fp_lock);
 }
 
