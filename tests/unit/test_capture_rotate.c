@@ -111,6 +111,27 @@ static int rotate_next(struct capture *c, const char *dir, char (*files)[96], in
 	return ret;
 }
 
+/*
+ * Waits, as the daemon's loop does, until a capture fd is readable or the capture's
+ * timer is due, or @extra (-1: none) is readable; true for the latter.
+ */
+static bool wait_capture(struct capture *c, int extra)
+{
+	struct capture_fd cfds[64];
+	struct pollfd pfd[65];
+	int nfd = capture_fds(c, cfds, 64);
+
+	for (int i = 0; i < nfd; i++) {
+		pfd[i].fd = cfds[i].fd;
+		pfd[i].events = POLLIN;
+	}
+	pfd[nfd].fd = extra;	/* poll() leaves a negative fd alone */
+	pfd[nfd].events = POLLIN;
+	pfd[nfd].revents = 0;
+	poll(pfd, (nfds_t)nfd + 1, capture_timeout_ms(c));
+	return pfd[nfd].revents;
+}
+
 FIXTURE(rot) {
 	char	dir[64];
 	char	inst[64];
@@ -213,19 +234,8 @@ TEST_F_TIMEOUT(rot, flood_across_rotations, 120)
 
 	last_timed = ms_now();
 	for (;;) {
-		struct capture_fd cfds[64];
-		struct pollfd pfd[65];
-		int nfd = capture_fds(c, cfds, 64);
-
-		for (int i = 0; i < nfd; i++) {
-			pfd[i].fd = cfds[i].fd;
-			pfd[i].events = POLLIN;
-		}
-		pfd[nfd].fd = sync[0];
-		pfd[nfd].events = POLLIN;
-		poll(pfd, (nfds_t)nfd + 1, capture_timeout_ms(c));
 		/* The burst: left in the buffer for the drain at stop. */
-		if (pfd[nfd].revents)
+		if (wait_capture(c, sync[0]))
 			break;
 		r = capture_service(c, -1);
 		if (r >= 0 && ms_now() - last_timed < TIMED_MS)
@@ -337,15 +347,7 @@ TEST_F_TIMEOUT(rot, disk_full_then_rotate, 120)
 	if (!child)
 		write_markers(self->inst, NR_MARKERS, NR_MARKERS + 1, -1);
 	for (;;) {
-		struct capture_fd cfds[64];
-		struct pollfd pfd[64];
-		int nfd = capture_fds(c, cfds, 64);
-
-		for (int i = 0; i < nfd; i++) {
-			pfd[i].fd = cfds[i].fd;
-			pfd[i].events = POLLIN;
-		}
-		poll(pfd, (nfds_t)nfd, capture_timeout_ms(c));
+		wait_capture(c, -1);
 		r = capture_service(c, -1);
 		if (r == -ENOSPC) {
 			disk += capture_error(c) == -ENOSPC;
