@@ -912,12 +912,31 @@ static void refresh_meta(struct capture *c, struct rotate_job *j)
 	c->meta = j->meta;
 }
 
+/*
+ * The pages the old file refused open the new one, before anything newer. What an
+ * empty region cannot take either makes the caller rotate again.
+ */
+static int open_next(struct capture *c)
+{
+	size_t held = c->held;
+	int ret = write_held(c);
+
+	if (ret == -ENOSPC && c->held == held) {
+		log_err("%s: a CPU region cannot take one %u-byte page", c->out.path, c->page_size);
+		return fail(c, -EFBIG, c->held_cpu);
+	}
+	if (ret && ret != -ENOSPC)
+		return fail(c, ret, c->held_cpu);
+	c->next_sync_ns = mono_ns() + c->sync_ms * 1000000ULL;
+	c->resync_at = 0;
+	return 0;
+}
+
 int capture_rotate(struct capture *c, const char *output)
 {
 	struct rotate_job job = { .c = c };
 	struct trace_output next;
-	size_t held;
-	int ret;
+	int ret, src_err;
 
 	if (!c->running || c->stopped || !output)
 		return -EINVAL;
@@ -945,12 +964,17 @@ int capture_rotate(struct capture *c, const char *output)
 	/* Everything written so far goes to the old file, as far as its regions take it. */
 	for (int i = 0; i < c->ncpus && !c->error && !c->held; i++)
 		move_cpu(c, i, 1, ROTATE_ROUNDS);
-	/* on failure, valid up to its last sync (logged); finished below */
+	/*
+	 * The old file's errors stay with it: valid up to its last sync (logged), finished
+	 * below. The source's error met by that drain is the capture's still: the switch
+	 * is made, and the capture stays failed.
+	 */
+	src_err = c->error && c->error != v7_error(c->out.w) ? c->error : 0;
 	capture_refresh_stats(c);
 	job.sealed = !trace_output_seal(&c->out, c->src);
 	job.old = c->out;
 	c->out = next;
-	c->error = 0;
+	c->error = src_err;
 	c->full_logged = 0;
 	c->raw_bytes = 0;
 	c->file_bytes = 0;
@@ -958,22 +982,7 @@ int capture_rotate(struct capture *c, const char *output)
 		c->cpu[i].pages = 0;
 		c->cpu[i].bytes = 0;
 	}
-	/*
-	 * The pages the old file refused open the new one, before anything newer. What
-	 * an empty region cannot take either makes the caller rotate again.
-	 */
-	held = c->held;
-	ret = write_held(c);
-	if (ret == -ENOSPC && c->held == held) {
-		log_err("%s: a CPU region cannot take one %u-byte page", c->out.path, c->page_size);
-		ret = fail(c, -EFBIG, c->held_cpu);
-	} else if (ret && ret != -ENOSPC) {
-		ret = fail(c, ret, c->held_cpu);
-	} else {
-		ret = 0;
-		c->next_sync_ns = mono_ns() + c->sync_ms * 1000000ULL;
-		c->resync_at = 0;
-	}
+	ret = src_err ? src_err : open_next(c);
 	/*
 	 * The old file is finished while the pages go to the new one: its last chunks
 	 * (this thread reaps), then its tail, sync and compact copy (the whole file

@@ -5,3 +5,5 @@ $(B)/tests/test_v7_writer: LDFLAGS += -Wl,--wrap=pwrite,--wrap=fdatasync,--wrap=
 # test_capture_pump drives the pump with a scripted capture and records its parks.
 $(B)/tests/test_capture_pump: LDFLAGS += -Wl,--wrap=capture_service,--wrap=capture_status \
 	-Wl,--wrap=capture_fds,--wrap=loop_set_timer,--wrap=loop_add_timer
+# test_capture_rotate fails the capture's source on demand.
+$(B)/tests/test_capture_rotate: LDFLAGS += -Wl,--wrap=source_find

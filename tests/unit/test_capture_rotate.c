@@ -31,6 +31,41 @@
 #include "util/log.h"
 #include "../lib/readback.h"
 
+/*
+ * The capture's source, as source_find() gives it, with reads that fail on demand
+ * (linked with --wrap=source_find, rules.mk): a source error at a chosen moment.
+ */
+const struct source_ops *__real_source_find(const char *name, const struct source_params *p);
+static const struct source_ops *real_ops;
+static struct source_ops faulty_ops;
+static int fail_flushes;	/* reads that take the partly filled page fail */
+
+static ssize_t faulty_read(struct source *s, int cpu, void *dst, size_t max, int flush)
+{
+	if (flush && fail_flushes)
+		return -EIO;
+	return real_ops->read_pages(s, cpu, dst, max, flush);
+}
+
+static ssize_t faulty_splice(struct source *s, int cpu, int fd, off_t off, size_t max, int flush)
+{
+	if (flush && fail_flushes)
+		return -EIO;
+	return real_ops->splice_pages(s, cpu, fd, off, max, flush);
+}
+
+const struct source_ops *__wrap_source_find(const char *name, const struct source_params *p)
+{
+	real_ops = __real_source_find(name, p);
+	if (!real_ops)
+		return NULL;
+	faulty_ops = *real_ops;
+	faulty_ops.read_pages = faulty_read;
+	if (real_ops->splice_pages)
+		faulty_ops.splice_pages = faulty_splice;
+	return &faulty_ops;
+}
+
 #define NR_MARKERS	60000
 #define PACED		40000	/* then a burst of 20000 left for the drain at stop */
 #define MAX_FILES	400
@@ -382,6 +417,61 @@ TEST_F_TIMEOUT(rot, disk_full_then_rotate, 120)
 	EXPECT_EQ(-1, bad);
 	EXPECT_LT(0, n);
 	EXPECT_EQ(NR_MARKERS, n ? got[n - 1] : 0);
+}
+
+/*
+ * A rotation drains every CPU into the old file before the switch. A source error in
+ * that drain is the capture's error still, not the old file's: the rotation says it,
+ * and the capture stays failed (the daemon then stops, as at any source error). It
+ * used to be cleared with the old file's errors, so the capture went on as if the
+ * pages had been read.
+ */
+TEST_F_TIMEOUT(rot, source_error_in_the_last_drain, 60)
+{
+	struct capture_params p = {
+		.source = variant->source,
+		.instance = self->inst,
+		.create_instance = 1,
+		.comp = variant->comp,
+		.chunk_pages = variant->chunk_pages,
+		.drain_threads = -1,	/* the rotation's own reads of the source */
+		.buffer_kb = 1024,
+		/* no flush before the rotation's: no sync, no timer */
+		.period_ms = 60000,
+		.sync_ms = 60000,
+	};
+	char files[MAX_FILES][96];
+	int nfiles = 1, status = -1, err = 0;
+	struct capture *c;
+	pid_t child;
+
+	if (setup_skipped(_metadata))
+		return;
+	snprintf(files[0], sizeof(files[0]), "%s/f000.dat", self->dir);
+	p.output = files[0];
+	log_max_level = LOG_LVL_ERR;	/* the source error is said */
+	fail_flushes = 0;
+	c = capture_start(&p, &err);
+	if (!c && (err == -ENODEV || err == -EOPNOTSUPP))
+		SKIP(return, "source %s not available here", variant->source);
+	ASSERT_NE(NULL, c) TH_LOG("capture_start: %s", strerror(-err));
+	/* less than a page: only a flush takes it */
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (!child)
+		write_markers(self->inst, 20, 0, -1);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	ASSERT_LE(0, capture_service(c, -1));
+
+	fail_flushes = 1;
+	err = rotate_next(c, self->dir, files, &nfiles);
+	fail_flushes = 0;
+	EXPECT_EQ(-EIO, err);
+	EXPECT_EQ(-EIO, capture_error(c));
+	EXPECT_EQ(-EIO, capture_service(c, -1));
+	capture_stop(c);
+	capture_free(c);
 }
 
 TEST_HARNESS_MAIN
