@@ -601,6 +601,19 @@ static bool spool_room(struct chunk_pool *p)
 	       (uint64_t)sv.f_bavail * sv.f_frsize >= SPOOL_RESERVE + p->extent;
 }
 
+/*
+ * Spills @len bytes at @in to the extent at @off. The whole extent is allocated first:
+ * the frame goes back over the input and may be longer (incompressible pages), and a
+ * disk that filled meanwhile (the trace file grows into SPOOL_RESERVE) must not fail
+ * that write, which would lose the chunk. 0 or -errno.
+ */
+static int spool_spill(struct chunk_pool *p, const void *in, size_t len, uint64_t off)
+{
+	if (fallocate(p->spool_fd, 0, (off_t)off, (off_t)p->extent) && errno != EOPNOTSUPP)
+		return -errno;
+	return spool_io(p->spool_fd, (void *)in, len, off, true);
+}
+
 int chunk_pool_submit(struct chunk_pool *p, void *owner, int tag, const void *in,
 		      size_t len)
 {
@@ -627,7 +640,7 @@ int chunk_pool_submit(struct chunk_pool *p, void *owner, int tag, const void *in
 	} else {
 		j->slot = -1;
 		j->spool_off = p->spool_end;
-		if (!spool_room(p) || spool_io(p->spool_fd, (void *)in, len, j->spool_off, true)) {
+		if (!spool_room(p) || spool_spill(p, in, len, j->spool_off)) {
 			/* The disk is full: no spilling until the spool empties. */
 			p->spool_full = true;
 			p->st.full++;

@@ -15,12 +15,13 @@
  *	chunk_pool_free(p);
  *
  * Bounds: mem_jobs chunks wait in memory; past that, input is spilled raw to a spool
- * file (O_TMPFILE in spool_dir: nothing is left behind by a crash) and compressed
- * from there, up to max_jobs chunks in flight and while 64 MiB stay free on its
- * filesystem (the trace file needs the room more). Only then
- * does submit say -EAGAIN: the caller reaps with CHUNK_POOL_ROOM, compressing the
- * oldest queued chunk itself, which is what inline compression costs; nothing is
- * dropped here (what the caller cannot move meanwhile the kernel ring counts).
+ * file (O_TMPFILE in spool_dir: nothing is left behind by a crash; each chunk takes
+ * the room of its largest frame at once) and compressed from there, up to max_jobs
+ * chunks in flight and while 64 MiB stay free on its filesystem (the trace file needs
+ * the room more). Only then does submit say -EAGAIN: the caller reaps with
+ * CHUNK_POOL_ROOM, compressing the oldest queued chunk itself, which is what inline
+ * compression costs; nothing is dropped here (what the caller cannot move meanwhile
+ * the kernel ring counts).
  *
  * While more tasks are runnable than CPUs are online, the workers leave jobs to
  * chunk_pool_reap_until(), which stores them: a burst of work on a saturated machine
