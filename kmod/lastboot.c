@@ -228,14 +228,29 @@ out:
 	return ret;
 }
 
+/* A crash's trace this load cannot read: not loading keeps it. -EBUSY. */
+static int lb_refuse(const struct fp_hdr *h, u64 size)
+{
+	pr_err("ftring: persist: the region holds a previous boot's trace written in %llu bytes of %u-byte pages, which this load (%llu bytes, %lu-byte pages) cannot read: not loading; load with the size it was written in to read it, or with persist_discard=1 to drop it\n",
+	       h->region_size, h->page_size, size, PAGE_SIZE);
+	return -EBUSY;
+}
+
 /**
  * ftring_lastboot_init() - keep what the previous boot left in the region, if anything.
  * @va:		The region, mapped.
  * @size:	Its size.
+ * @discard:	Drop a trace this load cannot read (persist_discard=).
  *
- * Return: 0 (kept, or nothing to keep: said in the log) or -ENOMEM.
+ * A region that grew is read with the layout it was written in, which lies inside
+ * the mapping. One that shrank, or another page size, cannot be read: its trace,
+ * unless it ended cleanly, is kept by not loading (a mistaken persist= must not
+ * write over the only copy of a crash).
+ *
+ * Return: 0 (kept, or nothing to keep: said in the log), -ENOMEM, or -EBUSY (the
+ * region holds a trace this load cannot read).
  */
-int ftring_lastboot_init(void *va, u64 size)
+int ftring_lastboot_init(void *va, u64 size, bool discard)
 {
 	struct fp_hdr h;
 	struct fp_layout l;
@@ -248,10 +263,13 @@ int ftring_lastboot_init(void *va, u64 size)
 		why = "another layout version";
 	else if (h.crc != ftring_region_hdr_crc(&h))
 		why = "header checksum mismatch";
-	else if (h.region_size != size || h.page_size != PAGE_SIZE)
-		why = "region size or page size changed";
-	else if (ftring_region_layout(size, h.nr_slots, &l) || l.nr_subbufs != h.nr_subbufs ||
-		 l.desc_pages != h.desc_pages)
+	else if ((h.region_size > size || h.page_size != PAGE_SIZE) &&
+		 h.sealed != FTRING_SEAL_CLEAN && !discard)
+		return lb_refuse(&h, size);
+	else if (h.region_size > size || h.page_size != PAGE_SIZE)
+		why = "the region shrank, or the page size changed";
+	else if (ftring_region_layout(h.region_size, h.nr_slots, &l) ||
+		 l.nr_subbufs != h.nr_subbufs || l.desc_pages != h.desc_pages)
 		why = "layout does not match the region";
 	else if (h.fmt_len > FP_FMT_PAGES * PAGE_SIZE || !h.fmt_len)
 		why = "bad format text length";
@@ -261,6 +279,9 @@ int ftring_lastboot_init(void *va, u64 size)
 		pr_info("ftring: persist: no previous-boot trace: %s\n", why);
 		return 0;
 	}
+	if (h.region_size != size)
+		pr_info("ftring: persist: the previous boot's region was %llu bytes: read as laid out then\n",
+			h.region_size);
 	return lb_build(va, &l, &h);
 }
 

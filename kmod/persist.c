@@ -35,6 +35,10 @@ static char *persist;
 module_param(persist, charp, 0444);
 MODULE_PARM_DESC(persist, "rings in reserved memory that survives a warm reboot: SIZE@ADDR (memmap=SIZE$ADDR) or LABEL (reserve_mem=, 6.11+)");
 
+static bool persist_discard;
+module_param(persist_discard, bool, 0444);
+MODULE_PARM_DESC(persist_discard, "drop a previous boot's trace the region holds in another size or page size (else such a load is refused)");
+
 static phys_addr_t fp_phys;
 static u64 fp_size;
 static void *fp_va;		/* NULL: persist= not given */
@@ -378,7 +382,7 @@ int ftring_persist_init(void)
 		ret = -ENOMEM;
 		goto err;
 	}
-	ret = ftring_lastboot_init(fp_va, fp_size);
+	ret = ftring_lastboot_init(fp_va, fp_size, persist_discard);
 	if (ret)
 		goto err;
 	ret = ftring_lastboot_register();

@@ -12,14 +12,16 @@
 #   - sysrq: recorderd lastboot says why there is nothing (module absent, loaded
 #     without persist=, cold region: exit 3 each);
 #   - hung-corrupt: the region is filled with garbage first (a bad region on a cold
-#     boot: still exit 3, nothing crashes);
+#     boot: still exit 3, nothing crashes), and the module gets its first 8M only;
 #   then ftring with persist=, `recorderd start` (flight mode, kmod: it saves the boot
 #   record), markers "pre 1..N" pinned on CPU 0 (several times the ring), markers on
 #   CPU 1, "last-before-crash" on CPU 0, and the crash: sysrq-c (panic() at once), or a
 #   hung task on a frozen ext4 with hung_task_panic (the panic comes from khungtaskd).
 # Boot 2 ($VM_OUT/stage = 1):
 #   - hung-corrupt: CORRUPT_PAGES sub-buffers of CPU 0 get garbage through /dev/mem
-#     before the module loads (the layout from boot 1's log);
+#     before the module loads (the layout from boot 1's log); a load on 4M, which
+#     cannot read boot 1's 8M, is refused and leaves the trace alone; the load on all
+#     16M reads it as boot 1 laid it out;
 #   - ftring with persist=: what it kept and dropped (dmesg), `recorderd lastboot`
 #     ($VM_OUT/last.dat, timed from insmod), a second readout, then `recorderd start`
 #     saves lastboot-<boot id>.dat in its output directory and releases the module's
@@ -82,8 +84,10 @@ if [ -z "$stage" ]; then
 			conv=notrunc 2>/dev/null
 		g_eq boot1.garbage-written "$?" 0
 	fi
-	if ! insmod /vm/ftring.ko persist=$PERSIST; then
-		g_fail boot1.insmod "insmod persist=$PERSIST failed: $(dmesg | tail -n 3)"
+	P1=$PERSIST
+	[ "$MODE" = hung-corrupt ] && P1=8M@$BASE
+	if ! insmod /vm/ftring.ko persist=$P1; then
+		g_fail boot1.insmod "insmod persist=$P1 failed: $(dmesg | tail -n 3)"
 		exit 1
 	fi
 	g_ok boot1.insmod
@@ -157,6 +161,14 @@ if [ "$MODE" = hung-corrupt ]; then
 		i=$((i + 1))
 	done
 	echo "$CORRUPT_PAGES" >"$O/corrupted.txt"
+	# a mistaken persist=: refused, the crash's trace left as it is
+	if insmod /vm/ftring.ko persist=4M@$BASE 2>/dev/null; then
+		g_fail boot2.smaller-refused "persist=4M loaded over boot 1's 8M trace"
+		rmmod ftring
+	else
+		g_ok boot2.smaller-refused
+	fi
+	g_check boot2.smaller-said sh -c 'dmesg | grep -q "persist: the region holds a previous boot.s trace written in 8388608 bytes"'
 fi
 ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 t0=$(ms)
@@ -173,6 +185,8 @@ cat "$O/lastboot.txt"
 dmesg | grep "ftring: persist:" >"$O/boot2-persist.txt"
 cat /proc/sys/kernel/random/boot_id >"$O/boot2-id.txt"
 grep ' [Tt] schedule$' /proc/kallsyms | head -n 1 >"$O/boot2-sym.txt"
+[ "$MODE" = hung-corrupt ] &&
+	g_check boot2.grown-region grep -q "persist: the previous boot's region was 8388608 bytes" "$O/boot2-persist.txt"
 g_check boot2.names-boot1 grep -q "boot $(cat "$O/boot1-id.txt")" "$O/lastboot.txt"
 g_check boot2.sealed grep -q "sealed at a panic" "$O/lastboot.txt"
 g_check boot2.symbols sh -c "! grep -q 'no kallsyms' '$O/lastboot.txt'"
