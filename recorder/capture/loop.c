@@ -184,22 +184,30 @@ int loop_add_signals(struct loop *l, const int *sigs, loop_signal_fn fn, void *a
 	return 0;
 }
 
+/*
+ * A handler may add slots, which can move the array: @s is not read after a call
+ * (a reload's handler re-arms its triggers between two signals of one read loop).
+ */
 static void dispatch(struct loop *l, struct slot *s, uint32_t events)
 {
 	struct signalfd_siginfo si;
+	loop_signal_fn signal_fn;
+	void *arg = s->arg;
+	int fd = s->fd;
 	uint64_t n;
 
 	switch (s->kind) {
 	case SLOT_FD:
-		s->fd_fn(l, s->fd, events, s->arg);
+		s->fd_fn(l, fd, events, arg);
 		break;
 	case SLOT_TIMER:
-		if (read(s->fd, &n, sizeof(n)) == sizeof(n) && n)
-			s->timer_fn(l, n, s->arg);
+		if (read(fd, &n, sizeof(n)) == sizeof(n) && n)
+			s->timer_fn(l, n, arg);
 		break;
 	case SLOT_SIGNAL:
-		while (read(s->fd, &si, sizeof(si)) == sizeof(si))
-			s->signal_fn(l, (int)si.ssi_signo, s->arg);
+		signal_fn = s->signal_fn;
+		while (read(fd, &si, sizeof(si)) == sizeof(si))
+			signal_fn(l, (int)si.ssi_signo, arg);
 		break;
 	case SLOT_FREE:
 		break;

@@ -7,3 +7,13 @@ $(B)/tests/test_capture_pump: LDFLAGS += -Wl,--wrap=capture_service,--wrap=captu
 	-Wl,--wrap=capture_fds,--wrap=loop_set_timer,--wrap=loop_add_timer
 # test_capture_rotate fails the capture's source on demand.
 $(B)/tests/test_capture_rotate: LDFLAGS += -Wl,--wrap=source_find
+# test_loop once more with ASan: a handler that grows the slot array moves it, and the
+# loop must not go on reading the old one (a use after free no plain build shows).
+$(B)/asan/%.o: %.c $(B)/ext/kselftest_harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=address -fno-omit-frame-pointer -MMD -MP -c -o $@ $<
+$(B)/tests/test_loop_asan: $(B)/asan/tests/unit/test_loop.o $(B)/asan/recorder/capture/loop.o \
+	$(B)/asan/recorder/util/log.o
+	$(CC) $(LDFLAGS) -fsanitize=address -o $@ $^ $(LDLIBS)
+userspace: $(B)/tests/test_loop_asan
+-include $(B)/asan/tests/unit/test_loop.d $(B)/asan/recorder/capture/loop.d $(B)/asan/recorder/util/log.d

@@ -102,6 +102,45 @@ TEST(signals_arrive_through_the_loop)
 	loop_free(l);
 }
 
+static void tick_never(struct loop *l, uint64_t n, void *arg)
+{
+}
+
+/*
+ * The first of two pending signals adds timers, as a reload re-arming its triggers
+ * does: the slot array grows (realloc), and the loop must not read the second signal
+ * through the old one. test_loop_asan (rules.mk) sees the use after free; a plain
+ * build goes on reading freed memory unseen.
+ */
+static void on_signal_adds(struct loop *l, int signo, void *arg)
+{
+	struct state *s = arg;
+
+	if (++s->reads == 1) {
+		for (int i = 0; i < 24; i++)
+			loop_add_timer(l, 100000, tick_never, NULL);
+		return;
+	}
+	s->signo = signo;
+	loop_quit(l, 7);
+}
+
+TEST(signal_handler_that_adds_handlers)
+{
+	static const int sigs[] = { SIGUSR1, SIGUSR2, 0 };
+	struct loop *l = loop_new();
+	struct state s = { 0 };
+
+	ASSERT_NE(NULL, l);
+	ASSERT_EQ(0, loop_add_signals(l, sigs, on_signal_adds, &s));
+	raise(SIGUSR1);
+	raise(SIGUSR2);
+	EXPECT_EQ(7, loop_run(l));
+	EXPECT_EQ(2, s.reads);
+	EXPECT_EQ(SIGUSR2, s.signo);
+	loop_free(l);
+}
+
 static void on_b(struct loop *l, int fd, uint32_t ev, void *arg)
 {
 	struct state *s = arg;
