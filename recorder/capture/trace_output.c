@@ -277,7 +277,11 @@ int trace_output_finish(struct trace_output *o, struct source *src, uint64_t *ra
 		trace_output_discard(o, 0);
 		return ret;
 	}
-	return trace_output_complete(o, raw, file) ?: trace_output_compact(o, file);
+	ret = trace_output_complete(o, raw, file);
+	/* A compact copy that could not be made leaves the file complete (said): no error. */
+	if (!ret)
+		trace_output_compact(o, file);
+	return ret;
 }
 
 void trace_output_discard(struct trace_output *o, int remove)

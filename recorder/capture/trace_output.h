@@ -70,9 +70,10 @@ int trace_output_refresh(struct trace_output *o, struct source *src);
  * @file:	bytes written to it (may be NULL)
  *
  * Refreshes the command lines and stats (trace_output_refresh, with a walk begun
- * now: @o->names' is waited for), finishes the tail,
- * syncs the data and closes. On failure the file keeps every chunk up to
- * its last sync.
+ * now: @o->names' is waited for), finishes the tail, syncs the data, makes the compact
+ * copy and closes. On failure the file keeps every chunk up to its last sync. A
+ * compact copy that cannot be made is no failure: the file is complete, only sparse
+ * (a warning says so).
  *
  * Return: 0 or -errno (logged).
  */

@@ -171,6 +171,13 @@ t_eq "snapshot over an existing file: refused" "$rc" 1
 t_check "snapshot over an existing file: says so" grep -q "exists; not overwriting" <<<"$out"
 t_eq "flight: still running" "$(recd_json state)" running
 t_eq "flight: 2 snapshots counted" "$(recd_json snapshots)" 2
+# its compact copy cannot be made (the name it takes is a directory): the snapshot is
+# complete all the same, and stays
+mkdir "$TMP/.snap5.dat.finishing"
+out=$(recd snapshot -o "$TMP/snap5.dat" 2>&1); rc=$?
+t_eq "snapshot without its compact copy: exit 0" "$rc" 0
+t_check "snapshot without its compact copy: the file stays" test -s "$TMP/snap5.dat"
+rmdir "$TMP/.snap5.dat.finishing"
 # snapshots taken while markers keep arriving: together they hold each marker once
 writer h 1 20000 10000 >/dev/null &
 wpid=$!
@@ -189,6 +196,9 @@ t_eq "snapshot 1 = markers 1..300" "$(markers "$snap1" f | md5sum)" "$(seq 1 300
 # the ring had room for both batches: the second snapshot holds the first one's too
 t_eq "snapshot 2 = markers 1..600 (history kept)" "$(markers "$snap2" f | md5sum)" \
 	"$(seq 1 600 | md5sum)"
+t_check "snapshot without its compact copy reads" report_ok "$TMP/snap5.dat"
+t_eq "snapshot without its compact copy = markers 1..600" \
+	"$(markers "$TMP/snap5.dat" f | md5sum)" "$(seq 1 600 | md5sum)"
 last=$(ls "$OUT"/*.dat 2>/dev/null | tail -n 1)
 t_check "stop in flight mode keeps the buffer in a last file" test -n "$last"
 [ -n "$last" ] && t_eq "last flight file = markers 1..700" "$(markers "$last" f | md5sum)" \
