@@ -92,8 +92,15 @@ int marker_watch_read(struct marker_watch *w, void (*fn)(const char *text, void 
 			return errno == EAGAIN || errno == EINTR ? n : -errno;
 		for (size_t i = 0; i < got / sizeof(w->hits[0]); i++, n++) {
 			struct ftring_watch_hit *h = &w->hits[i];
+			size_t len = h->len < sizeof(h->text) ? h->len : sizeof(h->text) - 1;
 
-			h->text[sizeof(h->text) - 1] = 0;
+			h->text[len] = 0;
+			/*
+			 * The writer's newline ends the marker's line on tracefs, where the
+			 * text matched has none: the same expressions match here ("...$").
+			 */
+			if (len && h->text[len - 1] == '\n')
+				h->text[len - 1] = 0;
 			w->missed += h->missed;
 			fn(h->text, arg);
 		}

@@ -22,7 +22,7 @@ echo 0 >/proc/sys/kernel/hung_task_warnings
 mkdir -p /tmp/t
 recorderd start -f --socket $S -d /tmp/t -s kmod --mode flight -b 256 -e marker \
 	-T signal:SIGSEGV,SIGABRT -T command:snap -T hung-task -T oom \
-	-T 'marker:^app:fatal_[a-z]+_error' \
+	-T 'marker:^app:fatal_[a-z]+_error$' \
 	-O trigger_post_ms=1500 -O trigger_cooldown_ms=0 >"$O/daemon.log" 2>&1 &
 DPID=$!
 i=0
@@ -66,8 +66,10 @@ fires() {
 }
 
 # A marker on /dev/ftring/marker, through the module's marker watch: one holding the
-# watch's literal ("app:fatal_") but not matching the expression fires nothing.
-M='marker:^app:fatal_[a-z]+_error'
+# watch's literal ("app:fatal_") but not matching the expression fires nothing. The
+# expression ends at the end of the text, which echo's newline does not belong to (as
+# on tracefs).
+M='marker:^app:fatal_[a-z]+_error$'
 echo "app:fatal_42_error" >/dev/ftring/marker
 sleep 1
 g_eq marker.near-miss-not-fired "$(field "$M" 2)" 0
