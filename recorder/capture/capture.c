@@ -96,6 +96,7 @@ struct capture {
 	int				drained;	/* c->src is drain threads' queues */
 	int				stopped;
 	int				error;
+	int				src_error;	/* a read of the source failed */
 };
 
 int capture_error(const struct capture *c)
@@ -251,8 +252,12 @@ static long move_cpu(struct capture *c, int cpu, int flush, int rounds)
 					return hold(c, cpu, (size_t)r, took);
 			}
 		}
-		if (r < 0)
+		if (r < 0) {
+			/* not the file's error (that one is the writer's, above) */
+			if (!c->src_error && !(c->zero_copy && disk_error(r)))
+				c->src_error = (int)r;
 			return fail(c, (int)r, cpu);
+		}
 		account(c, cpu, (size_t)r);
 		total += r;
 		if ((size_t)r < want)
@@ -936,7 +941,7 @@ int capture_rotate(struct capture *c, const char *output)
 {
 	struct rotate_job job = { .c = c };
 	struct trace_output next;
-	int ret, src_err;
+	int ret;
 
 	if (!c->running || c->stopped || !output)
 		return -EINVAL;
@@ -965,16 +970,19 @@ int capture_rotate(struct capture *c, const char *output)
 	for (int i = 0; i < c->ncpus && !c->error && !c->held; i++)
 		move_cpu(c, i, 1, ROTATE_ROUNDS);
 	/*
-	 * The old file's errors stay with it: valid up to its last sync (logged), finished
-	 * below. The source's error met by that drain is the capture's still: the switch
-	 * is made, and the capture stays failed.
+	 * A source that failed in that drain cannot feed a new file: the capture stays
+	 * as it is, failed, and its stop finishes the old file.
 	 */
-	src_err = c->error && c->error != v7_error(c->out.w) ? c->error : 0;
+	if (c->src_error) {
+		trace_output_discard(&job.next, 1);
+		return c->src_error;
+	}
+	/* The old file's errors stay with it: valid up to its last sync (logged). */
 	capture_refresh_stats(c);
 	job.sealed = !trace_output_seal(&c->out, c->src);
 	job.old = c->out;
 	c->out = next;
-	c->error = src_err;
+	c->error = 0;
 	c->full_logged = 0;
 	c->raw_bytes = 0;
 	c->file_bytes = 0;
@@ -982,7 +990,7 @@ int capture_rotate(struct capture *c, const char *output)
 		c->cpu[i].pages = 0;
 		c->cpu[i].bytes = 0;
 	}
-	ret = src_err ? src_err : open_next(c);
+	ret = open_next(c);
 	/*
 	 * The old file is finished while the pages go to the new one: its last chunks
 	 * (this thread reaps), then its tail, sync and compact copy (the whole file

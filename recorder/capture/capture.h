@@ -187,7 +187,8 @@ long capture_service(struct capture *c, int cpu);
  * then valid up to its last synced chunk.
  *
  * Return: 0; -errno with the capture unchanged when the new file cannot be made, or
- * the capture's sticky error (a source error) when rotating cannot help.
+ * the capture's sticky error (a source error) when rotating cannot help: then too
+ * the capture is unchanged (the old file current, finished by capture_stop()).
  */
 int capture_rotate(struct capture *c, const char *output);
 

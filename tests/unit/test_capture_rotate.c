@@ -421,10 +421,10 @@ TEST_F_TIMEOUT(rot, disk_full_then_rotate, 120)
 
 /*
  * A rotation drains every CPU into the old file before the switch. A source error in
- * that drain is the capture's error still, not the old file's: the rotation says it,
- * and the capture stays failed (the daemon then stops, as at any source error). It
- * used to be cleared with the old file's errors, so the capture went on as if the
- * pages had been read.
+ * that drain is the capture's error, not the old file's: the rotation says it and
+ * leaves the capture as it was, failed (the daemon then stops, as at any source
+ * error), with no new file; the stop finishes the old one. It used to be cleared with
+ * the old file's errors, so the capture went on as if the pages had been read.
  */
 TEST_F_TIMEOUT(rot, source_error_in_the_last_drain, 60)
 {
@@ -441,7 +441,7 @@ TEST_F_TIMEOUT(rot, source_error_in_the_last_drain, 60)
 		.sync_ms = 60000,
 	};
 	char files[MAX_FILES][96];
-	int nfiles = 1, status = -1, err = 0;
+	int nfiles = 1, status = -1, err = 0, n = 0, got[100];
 	struct capture *c;
 	pid_t child;
 
@@ -470,8 +470,11 @@ TEST_F_TIMEOUT(rot, source_error_in_the_last_drain, 60)
 	EXPECT_EQ(-EIO, err);
 	EXPECT_EQ(-EIO, capture_error(c));
 	EXPECT_EQ(-EIO, capture_service(c, -1));
-	capture_stop(c);
+	EXPECT_EQ(1, nfiles);
+	EXPECT_EQ(-1, access(files[1], F_OK)) TH_LOG("%s left behind", files[1]);
+	EXPECT_EQ(-EIO, capture_stop(c));
 	capture_free(c);
+	EXPECT_EQ(0, read_markers(files[0], got, &n, 100)) TH_LOG("%s does not read", files[0]);
 }
 
 TEST_HARNESS_MAIN
