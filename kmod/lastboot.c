@@ -7,8 +7,9 @@
  * decode to exactly its length and, when the region was sealed at a panic, its length
  * and CRC are those of the seal: damage costs the damaged sub-buffers only, never the
  * whole trace (upstream's persistent buffer, 6.12, drops everything on one bad page).
- * Nothing read from the region is trusted: the layout is recomputed from the region's
- * size and compared, and the pages are checked in the copy.
+ * Nothing read from the region is trusted: the layout is recomputed from the size
+ * the checksummed header names (never past the mapping) and compared, and the pages
+ * are checked in the copy.
  *
  * The image (format in common/ftring_abi.h) is a head (header, CPU table, formats)
  * and, per CPU, its kept pages sorted by time, each CPU's in an allocation of its own:
@@ -263,18 +264,19 @@ int ftring_lastboot_init(void *va, u64 size, bool discard)
 		why = "another layout version";
 	else if (h.crc != ftring_region_hdr_crc(&h))
 		why = "header checksum mismatch";
-	else if ((h.region_size > size || h.page_size != PAGE_SIZE) &&
-		 h.sealed != FTRING_SEAL_CLEAN && !discard)
-		return lb_refuse(&h, size);
-	else if (h.region_size > size || h.page_size != PAGE_SIZE)
-		why = "the region shrank, or the page size changed";
-	else if (ftring_region_layout(h.region_size, h.nr_slots, &l) ||
-		 l.nr_subbufs != h.nr_subbufs || l.desc_pages != h.desc_pages)
-		why = "layout does not match the region";
 	else if (h.fmt_len > FP_FMT_PAGES * PAGE_SIZE || !h.fmt_len)
 		why = "bad format text length";
 	else if (h.clock > FTRING_CLOCK_MAX || h.sealed > FTRING_SEAL_CLEAN)
 		why = "bad header fields";
+	if (!why && (h.region_size > size || h.page_size != PAGE_SIZE)) {
+		/* a sound header this load cannot read: a crash's trace is kept by not loading */
+		if (h.sealed != FTRING_SEAL_CLEAN && !discard)
+			return lb_refuse(&h, size);
+		why = "the region shrank, or the page size changed";
+	}
+	if (!why && (ftring_region_layout(h.region_size, h.nr_slots, &l) ||
+		     l.nr_subbufs != h.nr_subbufs || l.desc_pages != h.desc_pages))
+		why = "layout does not match the region";
 	if (why) {
 		pr_info("ftring: persist: no previous-boot trace: %s\n", why);
 		return 0;

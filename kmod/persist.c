@@ -37,7 +37,7 @@ MODULE_PARM_DESC(persist, "rings in reserved memory that survives a warm reboot:
 
 static bool persist_discard;
 module_param(persist_discard, bool, 0444);
-MODULE_PARM_DESC(persist_discard, "drop a previous boot's trace the region holds in another size or page size (else such a load is refused)");
+MODULE_PARM_DESC(persist_discard, "drop a previous boot's trace this load cannot read (the region shrank, another page size), which otherwise makes the load fail");
 
 static phys_addr_t fp_phys;
 static u64 fp_size;

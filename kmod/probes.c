@@ -109,12 +109,12 @@ static void probe_sched_process_exec(void *data, struct task_struct *p, pid_t ol
 {
 	struct ftring_ev_sched_process_exec *ev;
 	/*
-	 * A name as long as PATH_MAX does not fit in a page (rb_reserve() takes the
-	 * page's data less 16 bytes): cut short, it still names the program, where
-	 * upstream's event is dropped.
+	 * A name as long as PATH_MAX does not fit in a 4 KiB page: cut short, it still
+	 * names the program, where upstream's event is dropped.
 	 */
-	u32 len = strnlen(bprm->filename, min_t(size_t, PATH_MAX - 1,
-						PAGE_SIZE - FTP_HDR_SIZE - 16 - sizeof(*ev) - 1));
+	u32 len = strnlen(bprm->filename,
+			  min_t(size_t, PATH_MAX - 1,
+				rb_max_payload(PAGE_SIZE - FTP_HDR_SIZE) - sizeof(*ev) - 1));
 	struct rb_cpu *buf;
 
 	ev = RESERVE(sched_process_exec, ev, len + 1);

@@ -68,6 +68,15 @@
 #define RB_REMOTE_WAIT_NS	20000
 #define RB_REMOTE_MAX_TURNS	(16 * RB_MAX_RETRIES)
 
+/*
+ * The largest record rb_reserve() takes in a sub-buffer of @data_size bytes: its
+ * long data header (8) and a time extend (8) always fit beside it.
+ */
+static inline u32 rb_max_payload(u32 data_size)
+{
+	return data_size - FTP_EXTEND_LEN - 8;
+}
+
 /**
  * struct rb_page - descriptor of one sub-buffer.
  * @addr:	Kernel address of the page (struct buffer_data_page layout).

@@ -154,8 +154,7 @@ again:
 /**
  * rb_reserve() - reserve room for a @payload-byte event on @buf.
  * @buf:	The current CPU's buffer (preemption off).
- * @payload:	Record size (common header included), at most the page's data
- *		size minus 16.
+ * @payload:	Record size (common header included), at most rb_max_payload().
  *
  * Return: where to write the record, to be followed by rb_commit(@buf); or NULL
  * (dropped and counted; nothing is held and rb_commit() must not be called).

@@ -605,13 +605,21 @@ static bool spool_room(struct chunk_pool *p)
  * Spills @len bytes at @in to the extent at @off. The whole extent is allocated first:
  * the frame goes back over the input and may be longer (incompressible pages), and a
  * disk that filled meanwhile (the trace file grows into SPOOL_RESERVE) must not fail
- * that write, which would lose the chunk. 0 or -errno.
+ * that write, which would lose the chunk. That holds where files are overwritten in
+ * place (ext4, xfs, tmpfs), not on copy-on-write ones (btrfs), nor where fallocate()
+ * is not supported. 0 or -errno.
  */
 static int spool_spill(struct chunk_pool *p, const void *in, size_t len, uint64_t off)
 {
+	int ret;
+
 	if (fallocate(p->spool_fd, 0, (off_t)off, (off_t)p->extent) && errno != EOPNOTSUPP)
 		return -errno;
-	return spool_io(p->spool_fd, (void *)in, len, off, true);
+	ret = spool_io(p->spool_fd, (void *)in, len, off, true);
+	if (ret)	/* the room goes back: the extent is not the spool's */
+		fallocate(p->spool_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+			  (off_t)p->extent);
+	return ret;
 }
 
 int chunk_pool_submit(struct chunk_pool *p, void *owner, int tag, const void *in,

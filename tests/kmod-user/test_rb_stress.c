@@ -1083,4 +1083,26 @@ TEST(recursion_guard)
 	kbuffer_free(kb);
 }
 
+/* rb_max_payload() is what rb_reserve() takes, in an empty page and after an event. */
+TEST(largest_record)
+{
+	struct writer w = { 0 };
+	__u32 max;
+
+	w.buf = rb_cpu_alloc(0, 4);
+	ASSERT_NE(NULL, w.buf);
+	w.last_id = ~0U;
+	max = rb_max_payload(w.buf->data_size);
+	EXPECT_EQ(NULL, begin_one(&w, SRC_TASK, max + 1));
+	EXPECT_EQ(1, local_read(&w.buf->lost_too_big));
+	ASSERT_NE(NULL, begin_one(&w, SRC_TASK, max));
+	rb_commit(w.buf);
+	write_one(&w, SRC_TASK, sizeof(struct rec) + 8);
+	ASSERT_NE(NULL, begin_one(&w, SRC_TASK, max));
+	rb_commit(w.buf);
+	EXPECT_EQ(3, local_read(&w.buf->entries));
+	EXPECT_EQ(0, rb_shim_warnings);
+	rb_cpu_free(w.buf);
+}
+
 TEST_HARNESS_MAIN

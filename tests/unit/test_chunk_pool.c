@@ -5,7 +5,6 @@
  * workers leave their jobs to the sync while every CPU is busy, within a budget.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -37,7 +36,6 @@ struct got {
 
 static struct got got;
 static bool pool_defers;	/* new_pool(): workers defer on a busy machine (the default) */
-static bool jobs_random;	/* job_fill(): incompressible input */
 
 /* Job i: JOB - i*97 bytes of a pattern of i, compressible as trace pages are. */
 static size_t job_len(int i)
@@ -48,16 +46,9 @@ static size_t job_len(int i)
 static void job_fill(char *p, int i)
 {
 	size_t n = job_len(i);
-	uint32_t x = 2654435761U * (uint32_t)(i + 1);
 
-	for (size_t k = 0; k < n; k++) {
-		x = x * 1103515245U + 12345U;
-		if (jobs_random)
-			p[k] = (char)(x >> 23);
-		else
-			p[k] = (char)("0123456789abcdef"[(k / 8 + (size_t)i) % 16] ^
-				      (k % 4096 == 0 ? i : 0));
-	}
+	for (size_t k = 0; k < n; k++)
+		p[k] = (char)("0123456789abcdef"[(k / 8 + (size_t)i) % 16] ^ (k % 4096 == 0 ? i : 0));
 }
 
 static void deliver(void *owner, int tag, char *buf, ssize_t clen, size_t ulen)
@@ -190,20 +181,18 @@ static uint64_t used_bytes(const char *dir)
  * A spilled job's frame goes back over its input, and an incompressible job's frame is
  * longer than its input. So a spill takes its whole extent at once: a disk that fills
  * meanwhile (the trace file grows into the spool's reserve) then cannot fail the frame's
- * write-back, which would lose the chunk. On a tmpfs of its own: compressible jobs
- * spilled take an extent (the codec's bound, rounded to pages) each, not their input's
- * size; then incompressible ones, with the disk filled up after their spill, all come
- * back whole.
+ * write-back, which would lose the chunk. On a tmpfs of its own, spilled jobs take an
+ * extent (the codec's bound, rounded to pages) each, not their input's size. (When the
+ * disk fills is up to the workers' pace: a test of the write-back itself would pass
+ * without the reservation whenever they were quicker than the filler.)
  */
 TEST(spill_takes_the_frame_room)
 {
-	char dir[] = "/tmp/cpool.XXXXXX", filler[64];
+	char dir[] = "/tmp/cpool.XXXXXX";
 	size_t extent = (ZSTD_compressBound(JOB) + 4095) / 4096 * 4096;
 	uint64_t before, spilled;
 	struct chunk_pool *p;
-	struct statvfs sv;
 	static char in[JOB];
-	int fd;
 
 	ASSERT_NE(NULL, mkdtemp(dir));
 	if (mount("cpool_spool", dir, "tmpfs", 0, "size=100m")) {
@@ -222,24 +211,10 @@ TEST(spill_takes_the_frame_room)
 	       (unsigned long long)spilled, extent);
 	EXPECT_GE(spilled, 8 * extent);
 	EXPECT_EQ(9, chunk_pool_reap(p, CHUNK_POOL_ALL));
-
-	jobs_random = true;
-	for (int i = 9; i < 18; i++) {
-		job_fill(in, i);
-		ASSERT_EQ(0, chunk_pool_submit(p, &got, i, in, job_len(i)));
-	}
-	snprintf(filler, sizeof(filler), "%s/filler", dir);
-	fd = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, statvfs(dir, &sv));
-	EXPECT_EQ(0, posix_fallocate(fd, 0, (off_t)(sv.f_bavail * sv.f_frsize)));
-	close(fd);
-	EXPECT_EQ(9, chunk_pool_reap(p, CHUNK_POOL_ALL));
-	jobs_random = false;
 	chunk_pool_free(p);
 	umount2(dir, MNT_DETACH);
 	rmdir(dir);
-	check_all_in_order(_metadata, 18);
+	check_all_in_order(_metadata, 9);
 }
 
 /*
