@@ -112,11 +112,13 @@ static bool other_kind(const char *glob, const char *name)
 
 /*
  * Deletes the files of @glob in output_dir, oldest first, while one is older than
- * max_age, they are more than @max_files with @current (0 = no limit), or they and
- * @current take more than @budget - @reserve (0 = no limit). @used: what is left.
+ * @max_age_s (0 = no limit), they are more than @max_files with @current (0 = no
+ * limit), or they and @current take more than @budget - @reserve (0 = no limit).
+ * @used: what is left.
  */
 static int prune(const struct rec_config *c, const char *glob, const char *current,
-		 uint64_t budget, uint64_t reserve, unsigned int max_files, uint64_t *used_left)
+		 uint64_t budget, uint64_t reserve, unsigned int max_files, uint64_t max_age_s,
+		 uint64_t *used_left)
 {
 	const char *cur_name = current ? strrchr(current, '/') : NULL;
 	struct old_file *files = NULL;
@@ -162,7 +164,7 @@ static int prune(const struct rec_config *c, const char *glob, const char *curre
 	qsort(files, nr, sizeof(*files), older_first);
 	/* Oldest first: by age (max_age), then until the rest fits (disk_budget). */
 	for (int i = 0; i < nr; i++) {
-		bool too_old = c->max_age_s && files[i].mtime.tv_sec < now - (time_t)c->max_age_s;
+		bool too_old = max_age_s && files[i].mtime.tv_sec < now - (time_t)max_age_s;
 		bool over = budget && used + cur_bytes > (budget > reserve ? budget - reserve : 0);
 		bool many = max_files && nr - i + !!cur_name > (int)max_files;
 		const char *why = too_old ? "max_age" : over ? "disk budget" : "file limit";
@@ -193,7 +195,7 @@ int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
 
 	if (config_file_glob(c, glob, sizeof(glob)))
 		return -ENAMETOOLONG;
-	ret = prune(c, glob, current, c->disk_budget, reserve, 0, &rs->disk_used);
+	ret = prune(c, glob, current, c->disk_budget, reserve, 0, c->max_age_s, &rs->disk_used);
 	if (ret > 0)
 		rs->deleted += ret;
 	return ret;
@@ -204,7 +206,7 @@ int rotate_enforce_trigger_files(const struct rec_config *c, struct rotate_state
 {
 	uint64_t room = c->disk_budget > rs->disk_used ? c->disk_budget - rs->disk_used : 1;
 	int ret = prune(c, TRIGGER_FILE_GLOB, newest, c->disk_budget ? room : 0, 0,
-			c->trigger_max_files, used);
+			c->trigger_max_files, c->max_age_s, used);
 
 	if (ret > 0)
 		rs->deleted += ret;
@@ -215,5 +217,6 @@ int rotate_enforce_lastboot_files(const struct rec_config *c, const char *newest
 {
 	uint64_t used;
 
-	return prune(c, LASTBOOT_FILE_GLOB, newest, 0, 0, LASTBOOT_FILES_KEPT, &used);
+	/* a crash's trace: kept by count alone, however old (no budget or age limit) */
+	return prune(c, LASTBOOT_FILE_GLOB, newest, 0, 0, LASTBOOT_FILES_KEPT, 0, &used);
 }

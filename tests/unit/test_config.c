@@ -424,7 +424,10 @@ TEST(wide_pattern_leaves_trigger_files)
 	EXPECT_EQ(0, system(cmd));
 }
 
-/* Previous-boot traces: the newest LASTBOOT_FILES_KEPT stay, whatever their size. */
+/*
+ * Previous-boot traces: the newest LASTBOOT_FILES_KEPT stay, whatever their size and
+ * age (these are from 1970; max_age is an hour).
+ */
 TEST(lastboot_files_capped)
 {
 	struct rec_config c;
@@ -433,6 +436,7 @@ TEST(lastboot_files_capped)
 	ASSERT_NE(NULL, mkdtemp(dir));
 	config_defaults(&c);
 	ASSERT_EQ(0, config_set(&c, "output_dir", dir, err));
+	ASSERT_EQ(0, config_set(&c, "max_age", "1h", err));
 	for (int i = 0; i < LASTBOOT_FILES_KEPT + 2; i++) {
 		snprintf(name, sizeof(name), "lastboot-%08d-e914-41c1-b333-ab88152e7f6c.dat", i);
 		make_file(dir, name, 4 << 10, 1000 + i);
