@@ -4,6 +4,7 @@
  * at start and removed at stop, so nothing of the system's tracing is changed besides.
  */
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@ struct trigger_watch {
 	char		name[96];
 	struct tracing	*tr;
 	int		fd;
+	bool		copying;	/* options/copy_trace_marker set by us */
 	size_t		fill;
 	char		buf[WATCH_LINE_MAX * 2];
 };
@@ -126,9 +128,6 @@ static int setup(struct trigger_watch *w, const struct trigger_set *s, int marke
 				"a command: trigger with 'recorderd trigger')");
 			return ret;
 		}
-		ret = tracing_write(w->name, "options/copy_trace_marker", "1");
-		if (ret)
-			return ret;
 	}
 	/* Lines are "EVENT: FIELDS": nothing a task name could be mistaken for. */
 	ret = tracing_write(w->name, "options/context-info", "0");
@@ -141,7 +140,16 @@ static int setup(struct trigger_watch *w, const struct trigger_set *s, int marke
 	if (ret)
 		log_err("cannot open %s: %s", path ? path : "trace_pipe", strerror(-ret));
 	free(path);
-	return ret ? ret : tracing_set_on(w->tr, 1);
+	ret = ret ?: tracing_set_on(w->tr, 1);
+	/*
+	 * The copy last, once the instance traces, and off first at close: with the copy
+	 * on and tracing off, every trace_marker write on the system fails (EBADF).
+	 */
+	if (!ret && markers) {
+		ret = tracing_write(w->name, "options/copy_trace_marker", "1");
+		w->copying = !ret;
+	}
+	return ret;
 }
 
 struct trigger_watch *trigger_watch_open(const struct trigger_set *s, const char *tag,
@@ -228,6 +236,8 @@ void trigger_watch_close(struct trigger_watch *w)
 {
 	if (!w)
 		return;
+	if (w->copying)
+		tracing_write(w->name, "options/copy_trace_marker", "0");
 	if (w->fd >= 0)
 		close(w->fd);
 	tracing_free(w->tr);

@@ -213,6 +213,36 @@ t_eq "trigger_max_files: 3 kept" "$(ls "$OUT"/trig-*.dat | wc -l)" 3
 t_check "trigger_max_files: the newest is kept" test -s "$newest"
 t_check "no trigger error" test -z "$(recd_json last_error)"
 
+# --- the marker copy never fails anyone's write: not while a start sets it up, a
+# reload or a stop takes it down (with tracing off in the instance and the copy on,
+# the kernel fails every trace_marker write of the system with EBADF)
+if [ $have_copy = 1 ]; then
+	touch "$TMP/writing"
+	"$PY" - "$TRACEFS/trace_marker" "$TMP/writing" >"$TMP/ebadf" <<'EOF' &
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+failed = writes = 0
+while writes % 64 or os.path.exists(sys.argv[2]):
+    writes += 1
+    try:
+        os.write(fd, b"a bystander's marker\n")
+    except OSError:
+        failed += 1
+print(failed, writes)
+EOF
+	wpid=$!
+	for ((i = 0; i < 3; i++)); do
+		recd stop >/dev/null
+		recd_start -c "$conf" >/dev/null
+		recd reload >/dev/null
+	done
+	rm "$TMP/writing"
+	wait "$wpid"
+	echo "# bystander: failed, written: $(cat "$TMP/ebadf")"
+	t_eq "marker copy: no trace_marker write failed over 3 stops, starts, reloads" \
+		"$(cut -d' ' -f1 "$TMP/ebadf")" 0
+fi
+
 # --- idle: triggers add no wake-up ---------------------------------------------------
 if command -v strace >/dev/null; then
 	wakes() {
