@@ -235,6 +235,12 @@ void dmn_flight_close(struct recd *d)
 	if (!d->fl)
 		return;
 	ret = dmn_new_file_path(d, path, sizeof(path));
+	/*
+	 * The ring is read only with room for all of it: what a failed snapshot read would
+	 * go with the daemon, where unread it stays in the instance.
+	 */
+	if (!ret && d->cfg.instance)
+		ret = flight_room(d->fl, d->cfg.output_dir);
 	if (!ret)
 		ret = flight_take(d, path, NULL);
 	if (ret) {
@@ -246,7 +252,7 @@ void dmn_flight_close(struct recd *d)
 	}
 	/* Unsaved, the ring stays for the next start or salvage to take over. */
 	if (ret && d->cfg.instance) {
-		log_err("the flight recorder's ring is kept in tracefs instance %s (tracing %s), named in the lock file for the next start or salvage",
+		log_err("what the flight recorder's ring holds is kept in tracefs instance %s (tracing %s), named in the lock file for the next start or salvage",
 			d->cfg.instance, flight_keep(d->fl) ? "still on" : "off");
 		daemon_lock_note(NULL, d->cfg.instance);
 	} else {

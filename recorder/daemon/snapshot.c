@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "capture/trace_output.h"
@@ -19,6 +20,8 @@
 #include "format/v7_writer.h"
 
 #define DRAIN_BATCH	256	/* pages per read */
+/* A file's metadata, kallsyms most of it (~7 MiB on a distribution kernel). */
+#define SNAPSHOT_META_MAX	(16ULL << 20)
 
 /*
  * What earlier snapshots drained of one CPU, newest last: the kernel ring gives each
@@ -158,6 +161,23 @@ static size_t ring_pages(struct flight *f, unsigned int page_size)
 	if (!kb)
 		kb = 1408;	/* the kernel's default per CPU */
 	return (size_t)kb * 1024 / page_size + 1;
+}
+
+int flight_room(struct flight *f, const char *dir)
+{
+	unsigned int ps = f->page_size ? f->page_size : (unsigned int)getpagesize();
+	uint64_t need = (uint64_t)f->ncpus * ring_pages(f, ps) * ps + SNAPSHOT_META_MAX;
+	struct statvfs sv;
+	uint64_t room;
+
+	if (statvfs(dir, &sv))
+		return 0;	/* the snapshot says what is wrong */
+	room = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (room >= need)
+		return 0;
+	log_err("snapshot to %s: %llu MiB free, and a full ring may need %llu MiB: not taken",
+		dir, (unsigned long long)(room >> 20), (unsigned long long)(need >> 20));
+	return -ENOSPC;
 }
 
 int flight_snapshot(struct flight *f, const char *path, const struct rec_config *c,

@@ -42,6 +42,18 @@ struct flight *flight_start(const struct rec_config *c, int take_over, int *err)
 int flight_snapshot(struct flight *f, const char *path, const struct rec_config *c,
 		    uint64_t *raw, uint64_t *file);
 
+/**
+ * flight_room() - whether @dir has room for the largest snapshot
+ * @f:		flight recorder
+ * @dir:	where it would go
+ *
+ * Every CPU's ring full and incompressible, and the file's metadata. Taken before a
+ * snapshot that must not fail once it has read the ring (the last one, at stop: what
+ * it read would be lost with the daemon, where unread it stays in the instance).
+ * Return: 0, or -ENOSPC (said in the log).
+ */
+int flight_room(struct flight *f, const char *dir);
+
 /* Kernel counters of @cpu (entries, overrun, lost). 0 or -errno. */
 int flight_cpu_stats(struct flight *f, int cpu, struct source_cpu_stats *st);
 int flight_ncpus(const struct flight *f);

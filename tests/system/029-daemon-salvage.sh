@@ -11,7 +11,8 @@
 # restarted flight recorder takes that ring over instead, so its next snapshot holds
 # what was traced before the crash. Faults: a take-over that fails on a full disk (a
 # tiny tmpfs) leaves the instance tracing and named in the lock file, and a flight ring
-# whose save fails stays in its instance; an instance left under another name than the
+# whose save fails stays in its instance (also one with room for the file's header but
+# not for the ring, which is then not read); an instance left under another name than the
 # configured one is taken over; a salvage with nothing to take deletes no file; its
 # messages and journal priorities, and a second salvage beside a running one.
 source "$(dirname "$0")/../lib/tap.sh"
@@ -235,6 +236,43 @@ if mount -t tmpfs -o size=64k recd029 "$full" 2>/dev/null; then
 	EXTRA_CLEANUP=
 else
 	t_skip "flight, save fails" "cannot mount a tmpfs"
+fi
+
+# --- flight mode: a final save with room for the file's header but not for the ring:
+# the ring is not read (a snapshot that failed after reading it would lose what it
+# read with the daemon), so a salvage with room still finds every marker
+rm -rf "$OUT"
+recd_start "${fargs[@]}" >/dev/null 2>&1 || { t_fail "flight, no room: start" "recorderd start failed"; t_done; }
+recd snapshot -o "$TMP/empty.dat" >/dev/null 2>&1
+head_bytes=$(stat -c %s "$TMP/empty.dat" 2>/dev/null || echo 0)
+recd stop --timeout 30 >/dev/null 2>&1
+rm -rf "$OUT" "$TMP/empty.dat"
+mkdir -p "$full"
+if [ "$head_bytes" -gt 0 ] &&
+	mount -t tmpfs -o size=$(((head_bytes + (128 << 10)) / 4096 * 4096)) recd029 "$full" 2>/dev/null; then
+	EXTRA_CLEANUP="umount $full 2>/dev/null"
+	crash "flight, no room for the ring" fm 0 "${fargs[@]}"
+	# 10000 markers of 64 random hex digits: ~400 KiB compressed, more than the room
+	i=0
+	head -c 320000 /dev/urandom | od -An -v -tx1 -w32 | tr -d ' ' |
+		while read -r pad; do i=$((i + 1)); echo "fm $i $pad"; done \
+		>"$TRACEFS/instances/$INST/trace_marker"
+	salvage "${fargs[@]}" -d "$full" >"$TMP/fm.out" 2>&1
+	rc=$?
+	sed 's/^/# salvage: /' "$TMP/fm.out"
+	t_eq "flight, no room for the ring: salvage exits 1, says so, the instance stays" \
+		"$rc $(grep -c "a full ring may need" "$TMP/fm.out") $(test -d "$TRACEFS/instances/$INST" && echo kept)" \
+		"1 1 kept"
+	salvage "${fargs[@]}" >"$TMP/fm2.out" 2>&1
+	rc=$?
+	files=$(ls "$OUT"/*.dat 2>/dev/null)
+	t_eq "flight, no room for the ring: a salvage with room then writes markers 1..10000" \
+		"$rc $(grep -c . <<<"$files") $(markers "$files" fm | tr '\n' ' ' | md5sum)" \
+		"0 1 $(seq 1 10000 | tr '\n' ' ' | md5sum)"
+	umount "$full"
+	EXTRA_CLEANUP=
+else
+	t_skip "flight, no room for the ring" "cannot mount a tmpfs (or no empty snapshot: $head_bytes bytes)"
 fi
 
 # --- nothing left tracing: salvage deletes no file (max_age, disk budget) -------------
