@@ -10,12 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "util/fileio.h"
 #include "util/log.h"
 #include "daemon.h"
 #include "daemon_local.h"
@@ -268,11 +268,11 @@ int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr
 {
 	char work[PATH_MAX];
 	uint64_t t0 = mono_ns(), raw0 = d->done_raw, file0 = d->done_file;
+	int ret;
 
 	memset(sr, 0, sizeof(*sr));
 	if (d->fl) {
-		int ret = flight_take(d, path, sr);
-
+		ret = flight_take(d, path, sr);
 		if (ret) {
 			snprintf(why, len, "snapshot to %s failed: %s", path, strerror(-ret));
 			return ret;
@@ -294,10 +294,11 @@ int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr
 	d->snapshots++;
 	sr->raw_bytes = d->done_raw - raw0;
 	sr->file_bytes = d->done_file - file0;
-	if (rename(work, path)) {
-		snprintf(why, len, "snapshot kept in %s: rename to %s: %s", work, path,
-			 strerror(errno));
-		return -errno;
+	ret = fio_move(work, path);
+	if (ret) {
+		snprintf(why, len, "snapshot kept in %s: move to %s: %s", work, path,
+			 strerror(-ret));
+		return ret;
 	}
 done:
 	sr->duration_ns = mono_ns() - t0;

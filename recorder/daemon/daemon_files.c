@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -22,6 +21,7 @@
 #include <tracefs.h>
 
 #include "recover/recover.h"
+#include "util/fileio.h"
 #include "util/log.h"
 #include "daemon.h"
 #include "daemon_local.h"
@@ -216,7 +216,6 @@ static bool removed_before_finish(struct recd *d)
 static void restore_removed(struct recd *d, bool removed)
 {
 	struct stat st;
-	off_t off = 0;
 	int out, err;
 
 	if (!removed)
@@ -237,11 +236,11 @@ static void restore_removed(struct recd *d, bool removed)
 			strerror(err ? -err : errno));
 		return;
 	}
-	while (off < st.st_size)
-		if (sendfile(out, d->keep_fd, &off, st.st_size - off) <= 0)
-			break;
-	if (off < st.st_size || fsync(out))
-		log_err("restoring removed %s: %s", d->cur, strerror(errno));
+	err = fio_copy_fd(d->keep_fd, out);
+	if (!err && fsync(out))
+		err = -errno;
+	if (err)
+		log_err("restoring removed %s: %s", d->cur, strerror(-err));
 	else
 		log_warn("%s had been removed; its %lld bytes were restored", d->cur,
 			 (long long)st.st_size);

@@ -140,46 +140,6 @@ static void write_prologue(struct exporter *x, struct fxtw *w)
 	free(tids);
 }
 
-static int copy_fd(int from, int to)
-{
-	char buf[1 << 16];
-	off_t off = 0;
-
-	if (lseek(from, 0, SEEK_SET) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = copy_file_range(from, &off, to, NULL, 1 << 30, 0);
-
-		if (n == 0)
-			return 0;
-		if (n > 0)
-			continue;
-		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-			return -errno;
-		break;
-	}
-	/* no copy_file_range between these files: plain copy from where it stopped */
-	if (lseek(from, off, SEEK_SET) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = read(from, buf, sizeof(buf)), m = 0;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : 0;
-		while (m < n) {
-			ssize_t k = write(to, buf + m, n - m);
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				return k < 0 ? -errno : -EIO;
-			m += k;
-		}
-	}
-}
-
 void exp_free(struct exporter *x)
 {
 	if (x->evs)
@@ -266,7 +226,7 @@ static int export_to_fd(const char *in_path, const char *out_path, int out,
 	write_prologue(&x, head);
 	ret = fxtw_finish(head);
 	if (!ret)
-		ret = copy_fd(tmp, out);
+		ret = fio_copy_fd(tmp, out);
 	if (ret) {
 		log_err("export: writing the archive: %s\n", strerror(-ret));
 		goto out;

@@ -94,6 +94,90 @@ int fio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+int fio_copy_fd(int from, int to)
+{
+	char buf[1 << 16];
+	off_t off = 0;
+
+	if (lseek(from, 0, SEEK_SET) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = copy_file_range(from, &off, to, NULL, 1 << 30, 0);
+
+		if (n == 0)
+			return 0;
+		if (n > 0)
+			continue;
+		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+			return -errno;
+		break;
+	}
+	/* no copy_file_range between these files: plain copy from where it stopped */
+	if (lseek(from, off, SEEK_SET) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(from, buf, sizeof(buf)), m = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : 0;
+		while (m < n) {
+			ssize_t k = write(to, buf + m, n - m);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				return k < 0 ? -errno : -EIO;
+			m += k;
+		}
+	}
+}
+
+/* @from's bytes, mode and owner into @to, created; synced. 0 or -errno. */
+static int copy_new(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, ret;
+	struct stat st;
+
+	if (in < 0 || fstat(in, &st)) {
+		ret = -errno;
+		goto done;
+	}
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
+	if (out < 0) {
+		ret = -errno;
+		goto done;
+	}
+	ret = fchmod(out, st.st_mode & 07777) ||
+	      (fchown(out, st.st_uid, st.st_gid) && errno != EPERM) ? -errno : 0;
+	ret = ret ?: fio_copy_fd(in, out);
+	if (!ret && fsync(out))
+		ret = -errno;
+	if (close(out) && !ret)
+		ret = -errno;
+	if (ret)
+		unlink(to);
+done:
+	if (in >= 0)
+		close(in);
+	return ret;
+}
+
+int fio_move(const char *from, const char *to)
+{
+	int ret;
+
+	if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EXDEV)
+		return -errno;
+	ret = copy_new(from, to);
+	if (!ret && unlink(from))
+		ret = 0;	/* the copy is whole: a second copy left behind is no failure */
+	return ret;
+}
+
 int fio_sync_dir_of(const char *path)
 {
 	char *d = strdup(path);

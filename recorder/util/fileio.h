@@ -39,6 +39,20 @@ int fio_create_beside(const char *path, int mode, char *tmp, size_t tmplen);
  */
 int fio_publish(const char *path, const char *tmp, int ok);
 
+/*
+ * Copies all of @from (from its start) to @to at its file position: copy_file_range
+ * where the two filesystems allow it (a reflink on some), else read and write.
+ * 0 or -errno.
+ */
+int fio_copy_fd(int from, int to);
+
+/*
+ * Gives the file @from the name @to, which must not exist (never replaced): a rename,
+ * or across filesystems a copy (mode and owner kept, synced) and then the unlink of
+ * @from. On failure @from is left as it was and @to does not exist. 0 or -errno.
+ */
+int fio_move(const char *from, const char *to);
+
 /* fsync of the directory holding @path: its entry (a new or renamed file) is on disk. */
 int fio_sync_dir_of(const char *path);
 

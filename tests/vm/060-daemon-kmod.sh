@@ -47,6 +47,8 @@ if vm_report flight; then
 	t_eq flight.one-cpu "$(grep -cE 'marker: +fl [0-9]+$' "$VM_DIR/flight-report.txt")" \
 		"$(grep -cE '\[000\].*marker: +fl [0-9]+$' "$VM_DIR/flight-report.txt")"
 fi
+# the snapshot moved to another filesystem reads too
+vm_report flight-xdev
 
 # --- 2. stop after a refused rmmod: markers 1..N each once --------------------------
 if vm_report rmmod; then

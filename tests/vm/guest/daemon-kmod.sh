@@ -75,6 +75,12 @@ if d_start fl -s kmod --mode flight -b 64 -e marker; then
 	g_eq flight.snapshot "$?" 0
 	cp /tmp/flight.dat "$O/flight.dat" 2>/dev/null
 	g_check flight.snapshot-file test -s "$O/flight.dat"
+	# to another filesystem (/out is 9p): the work file is copied there, then removed
+	before=$(ls /tmp/fl | wc -l)
+	recorderd snapshot --socket /tmp/fl.sock -o "$O/flight-xdev.dat" >"$O/flight-xdev.txt" 2>&1
+	g_eq flight.snapshot-other-fs "$?" 0
+	g_check flight.snapshot-other-fs-file test -s "$O/flight-xdev.dat"
+	g_eq flight.snapshot-other-fs-moved "$(ls /tmp/fl | wc -l)" "$before"
 	echo "$NF" >"$O/flight-written.txt"
 	d_stop fl flight
 else
