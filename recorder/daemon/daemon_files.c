@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -390,11 +389,9 @@ void dmn_fail_and_quit(struct recd *d, const char *what, int err)
 
 static uint64_t disk_free(const char *dir)
 {
-	struct statvfs sv;
+	uint64_t bytes;
 
-	if (statvfs(dir, &sv))
-		return 0;
-	return (uint64_t)sv.f_bavail * sv.f_frsize;
+	return fio_free_bytes(dir, &bytes) ? 0 : bytes;
 }
 
 /*

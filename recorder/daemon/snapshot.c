@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "capture/trace_output.h"
+#include "util/fileio.h"
 #include "util/log.h"
 #include "format/meta.h"
 #include "snapshot.h"
@@ -167,13 +167,10 @@ int flight_room(struct flight *f, const char *dir)
 {
 	unsigned int ps = f->page_size ? f->page_size : (unsigned int)getpagesize();
 	uint64_t need = (uint64_t)f->ncpus * ring_pages(f, ps) * ps + SNAPSHOT_META_MAX;
-	struct statvfs sv;
 	uint64_t room;
 
-	if (statvfs(dir, &sv))
-		return 0;	/* the snapshot says what is wrong */
-	room = (uint64_t)sv.f_bavail * sv.f_frsize;
-	if (room >= need)
+	/* room unknown (no directory yet): the snapshot itself says what is wrong */
+	if (fio_free_bytes(dir, &room) || room >= need)
 		return 0;
 	log_err("snapshot to %s: %llu MiB free, and a full ring may need %llu MiB: not taken",
 		dir, (unsigned long long)(room >> 20), (unsigned long long)(need >> 20));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -176,6 +177,16 @@ int fio_move(const char *from, const char *to)
 	if (!ret && unlink(from))
 		ret = 0;	/* the copy is whole: a second copy left behind is no failure */
 	return ret;
+}
+
+int fio_free_bytes(const char *path, uint64_t *bytes)
+{
+	struct statvfs sv;
+
+	if (statvfs(path, &sv))
+		return -errno;
+	*bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return 0;
 }
 
 int fio_sync_dir_of(const char *path)

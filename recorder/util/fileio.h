@@ -53,6 +53,9 @@ int fio_copy_fd(int from, int to);
  */
 int fio_move(const char *from, const char *to);
 
+/* Bytes an unprivileged writer may still use on the filesystem of @path: 0 or -errno. */
+int fio_free_bytes(const char *path, uint64_t *bytes);
+
 /* fsync of the directory holding @path: its entry (a new or renamed file) is on disk. */
 int fio_sync_dir_of(const char *path);
 
