@@ -81,6 +81,7 @@ struct cpu_ctx {
 	long			missed_mismatch, swaps;
 	long			regrown;	/* events found in a reader page re-read grown */
 	uint64_t		lost_events, last_ts;
+	uint64_t		tail_bytes;	/* decoded since its last marker or gap */
 	unsigned char		*found;		/* per seq: seen in the buffer */
 };
 
@@ -200,6 +201,7 @@ static void check_event(const struct ftp_event *ev, void *arg)
 	int idx = ft_ev_index(e->type);
 
 	c->events++;
+	c->tail_bytes += ev->len;
 	if (e->flags & 0x08 /* TRACE_FLAG_HARDIRQ */) {
 		if (++c->irq_run > c->max_irq_run)
 			c->max_irq_run = c->irq_run;
@@ -236,6 +238,7 @@ static void check_event(const struct ftp_event *ev, void *arg)
 			c->marker_order++;
 		c->last_seq = seq;
 		c->found[seq] = 1;
+		c->tail_bytes = 0;
 	}
 }
 
@@ -278,9 +281,14 @@ static int read_once(struct cpu_ctx *c, uint32_t *id, uint32_t *done)
 		*id = c->meta->reader.id;
 		*done = 0;
 		c->lost_events += c->meta->reader.lost_events;
-		/* events lost in between: a run of hard IRQ events does not go on across */
-		if (c->meta->reader.lost_events)
+		/*
+		 * Events lost in between: a run of hard IRQ events does not go on across,
+		 * and what follows is newer than anything lost.
+		 */
+		if (c->meta->reader.lost_events) {
 			c->irq_run = 0;
+			c->tail_bytes = 0;
+		}
 		if (missed > 0 && (uint64_t)missed != c->meta->reader.lost_events)
 			c->missed_mismatch++;
 		if (!missed && c->meta->reader.lost_events)
@@ -442,11 +450,27 @@ static void report(void)
 			ksft_test_result(!missing && !st.overrun,
 					 "cpu%d.discard_keeps_every_written_marker\n", i);
 		} else {
+			uint64_t ring = (uint64_t)(c->meta->nr_subbufs - 2) *
+					(c->meta->subbuf_size - FTP_HDR_SIZE);
 			long last = c->attempts - 1;
 
 			while (last >= 0 && !c->succeeded[last])
 				last--;
-			ksft_test_result(last >= 0 && c->found[last],
+			/*
+			 * The writer's last marker must be there, unless events of the CPU
+			 * after it (interrupts, the reader's wake-ups while main() joins the
+			 * other writers: more on a starved vCPU) went round the ring over
+			 * it. Then everything read after the last gap is newer than the
+			 * marker, and fills the ring's other pages (less a record's room at
+			 * a page end).
+			 */
+			if (last >= 0 && !c->found[last])
+				ksft_print_msg("cpu%d: last marker %ld overwritten; %llu bytes of "
+					       "events after the last gap, ring %llu\n", i, last,
+					       (unsigned long long)c->tail_bytes,
+					       (unsigned long long)ring);
+			ksft_test_result(last >= 0 && (c->found[last] ||
+						       c->tail_bytes + 256 >= ring),
 					 "cpu%d.overwrite_keeps_newest\n", i);
 		}
 		ksft_test_result((uint64_t)c->nospc <= st.lost, "cpu%d.enospc_counted_lost\n", i);
