@@ -19,6 +19,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -41,6 +42,7 @@ static struct lb_cpu *lb_cpus;	/* [nr_cpus of the header] */
 static u32 lb_nr_cpus;
 static size_t lb_len;		/* the whole image; 0: none (or released) */
 static bool lb_misc_on;
+static bool lb_pinned;		/* holds a module reference: see register */
 
 enum lb_verdict { LB_EMPTY, LB_OK, LB_BAD };
 
@@ -101,6 +103,9 @@ static void lb_free(void)
 	lb_nr_cpus = 0;
 	lb_head_len = 0;
 	lb_len = 0;
+	if (lb_pinned)
+		module_put(THIS_MODULE);
+	lb_pinned = false;
 }
 
 /*
@@ -392,6 +397,8 @@ bool ftring_lastboot_pending(void)
 /**
  * ftring_lastboot_register() - create /dev/ftring/lastboot if there is a trace to read.
  *
+ * A crash's trace holds a reference on the module until it is released.
+ *
  * Return: 0 or -errno.
  */
 int ftring_lastboot_register(void)
@@ -402,7 +409,18 @@ int ftring_lastboot_register(void)
 		return 0;
 	ret = misc_register(&lb_dev);
 	lb_misc_on = !ret;
-	return ret;
+	if (ret)
+		return ret;
+	/*
+	 * An unload would free the only copy of a crash's trace (this boot writes over
+	 * the region): the module stays until it is released. A clean end does not.
+	 */
+	if (((const struct ftring_lastboot *)lb_head)->sealed != FTRING_SEAL_CLEAN) {
+		__module_get(THIS_MODULE);
+		lb_pinned = true;
+		pr_info("ftring: persist: the module stays loaded until the previous boot's trace is released (recorderd lastboot --release)\n");
+	}
+	return 0;
 }
 
 /** ftring_lastboot_exit() - remove the device, free the image. */

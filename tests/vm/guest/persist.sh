@@ -25,7 +25,8 @@
 #   - ftring with persist=: what it kept and dropped (dmesg), `recorderd lastboot`
 #     ($VM_OUT/last.dat, timed from insmod), a second readout, then `recorderd start`
 #     saves lastboot-<boot id>.dat in its output directory and releases the module's
-#     copy (a third readout: exit 3), status says where the trace went;
+#     copy (a third readout: exit 3), status says where the trace went; before that,
+#     rmmod is refused (the module holds itself while a crash's trace is unread);
 #   - rmmod and insmod again: boot 2's own trace comes back, marked as ended cleanly;
 #     `recorderd start` frees it unsaved (not a crash) and says so in status.
 # The host reads the files with trace-cmd report.
@@ -199,6 +200,15 @@ if [ "$MODE" = upstream ]; then
 fi
 recorderd lastboot -o /tmp/again.dat >/dev/null 2>&1
 g_eq boot2.lastboot-again "$?" 0
+# an unload now would free the crash's only copy: refused until it is released
+if rmmod ftring 2>/dev/null; then
+	g_fail boot2.rmmod-refused "rmmod freed the crash's trace unsaved"
+	insmod /vm/ftring.ko persist=$PERSIST
+else
+	g_check boot2.rmmod-refused sh -c '[ "$(cat /sys/module/ftring/refcnt)" = 1 ] &&
+		[ -e /dev/ftring/lastboot ]'
+fi
+g_check boot2.pinned-said sh -c 'dmesg | grep -q "persist: the module stays loaded until"'
 if d_start d2 "$O/d2"; then
 	g_ok boot2.start
 	recorderd status --socket /tmp/d2.sock >"$O/boot2-status.txt" 2>&1
@@ -218,6 +228,8 @@ if rmmod ftring && insmod /vm/ftring.ko persist=$PERSIST; then
 	g_check reload.ended-cleanly grep -q "ended cleanly" "$O/unsealed.txt"
 	g_check reload.this-boot grep -q "boot $(cat "$O/boot2-id.txt")" "$O/unsealed.txt"
 	g_check reload.events grep -q ": [1-9][0-9]* events" "$O/unsealed.txt"
+	# a clean end is no crash: it does not hold the module
+	g_eq reload.not-pinned "$(cat /sys/module/ftring/refcnt)" 0
 	if d_start d3 /tmp/d3; then
 		recorderd status --socket /tmp/d3.sock >"$O/reload-status.txt" 2>&1
 		g_check reload.status-not-saved grep -q "last boot: *boot $(cat "$O/boot2-id.txt") ended cleanly.*not saved" "$O/reload-status.txt"
