@@ -131,7 +131,10 @@ struct ctl_status_cpu {
  * @strings_len bytes of NUL-terminated strings in this order: source, events (comma
  * separated), current output file, output directory, config file, last error,
  * triggers (a line each: "KIND:ARGS\tFIRED\tJOINED\tSUPPRESSED\tLAST FILE"), previous
- * boot ("none", "failed: WHY", or "FILE: what it holds"; "" from older daemons).
+ * boot ("none", "failed: WHY", or "FILE: what it holds"; "" from older daemons), what
+ * the armed triggers missed ("MARKERS EVENTS": markers the module's watch had no room
+ * for, trigger events overwritten unread; "" with no trigger watch or from older
+ * daemons; older clients read the strings before it only).
  */
 struct ctl_status_reply {
 	__u32	state;		/* enum ctl_state */

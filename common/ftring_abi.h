@@ -399,7 +399,8 @@ struct ftring_lastboot_cpu {
  * marker is recorded either way. read() returns whole struct ftring_watch_hit
  * records (EINVAL if the count holds none), blocking unless O_NONBLOCK (EAGAIN);
  * poll() gives EPOLLIN when one waits. At most FTRING_WATCH_QUEUE hits wait; more
- * are counted in the next one's @missed. Closing the device clears the watch.
+ * are counted in the newest waiting one's @missed. Closing the device clears the
+ * watch.
  */
 #define FTRING_WATCH_NR		8
 #define FTRING_WATCH_LIT_MAX	64	/* bytes of a literal, its NUL included */
@@ -425,7 +426,8 @@ struct ftring_watch_spec {
  * @pid:	The writer.
  * @cpu:	The CPU it was recorded on.
  * @len:	The marker's length (all of it is in @text: FTRING_MARKER_MAX fits).
- * @missed:	Hits before this one that found the queue full.
+ * @missed:	Hits that found the queue full while this one was the newest waiting
+ *		(so every miss is told, with no later hit needed).
  * @text:	The marker's text, NUL-terminated.
  */
 struct ftring_watch_hit {

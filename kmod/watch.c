@@ -26,7 +26,6 @@ struct ftring_watch {
 	struct mutex		read_lock;	/* one reader pops at a time */
 	spinlock_t		lock;		/* the queue */
 	unsigned int		head, count;
-	u32			missed;
 	struct ftring_watch_hit	q[FTRING_WATCH_QUEUE];
 };
 
@@ -98,17 +97,21 @@ void ftring_watch_marker(const char *text, size_t len)
 		return;
 	spin_lock_irqsave(&w->lock, flags);
 	if (w->count == FTRING_WATCH_QUEUE) {
-		w->missed++;
+		/*
+		 * Counted in the newest waiting hit, which the reader gets even if no
+		 * hit follows. It is not the one the reader may be copying (the head)
+		 * while the queue is full.
+		 */
+		w->q[(w->head + w->count - 1) % FTRING_WATCH_QUEUE].missed++;
 	} else {
 		h = &w->q[(w->head + w->count) % FTRING_WATCH_QUEUE];
 		n = min_t(size_t, len, FTRING_WATCH_TEXT - 1);
 		h->pid = current->pid;
 		h->cpu = smp_processor_id();
 		h->len = len;
-		h->missed = w->missed;
+		h->missed = 0;
 		memcpy(h->text, text, n);
 		h->text[n] = '\0';
-		w->missed = 0;
 		first = !w->count++;
 	}
 	spin_unlock_irqrestore(&w->lock, flags);

@@ -628,7 +628,9 @@ static int cmd_status(int argc, char **argv)
 	static uint8_t buf[CTL_MAX_PAYLOAD];
 	const struct ctl_status_reply *s = (void *)buf;
 	struct ctl_status_cpu *cpu = NULL;
-	const char *str[8] = { "", "", "", "", "", "", "", "" };
+	const char *str[9] = { "", "", "", "", "", "", "", "", "" };
+	unsigned long long trig_markers = 0, trig_events = 0;
+	bool trig_missed;
 	struct client_opts co;
 	uint32_t ncpus = 0;
 	const char *p, *end;
@@ -645,7 +647,7 @@ static int cmd_status(int argc, char **argv)
 	}
 	p = (const char *)((const struct ctl_status_cpu *)(s + 1) + s->ncpus);
 	end = p + s->strings_len;
-	for (int i = 0; i < 8 && p < end; i++) {
+	for (int i = 0; i < 9 && p < end; i++) {
 		const char *nul = memchr(p, 0, end - p);
 
 		if (!nul)
@@ -653,6 +655,7 @@ static int cmd_status(int argc, char **argv)
 		str[i] = p;
 		p = nul + 1;
 	}
+	trig_missed = sscanf(str[8], "%llu %llu", &trig_markers, &trig_events) == 2;
 	double ratio = s->file_bytes ? (double)s->raw_bytes / s->file_bytes : 0;
 	uint64_t lost = 0, ovr = 0;
 
@@ -688,6 +691,9 @@ static int cmd_status(int argc, char **argv)
 			       (unsigned long long)s->spooled, (unsigned long long)s->spool_peak);
 		if (s->flags & CTL_STATUS_F_STORED)
 			printf("\"chunks_stored\": %u, ", s->stored);
+		if (trig_missed)
+			printf("\"trigger_markers_missed\": %llu, \"trigger_events_lost\": %llu, ",
+			       trig_markers, trig_events);
 		print_triggers(str[6], 1);
 		printf("\"cpus\": [");
 		for (uint32_t i = 0; i < ncpus; i++)
@@ -746,6 +752,11 @@ static int cmd_status(int argc, char **argv)
 	if (*str[7])
 		printf("  last boot:    %s\n", str[7]);
 	print_triggers(str[6], 0);
+	/* what the triggers could not look at: a match among them fired nothing */
+	if (trig_missed)
+		printf("  triggers missed: %llu markers not looked at (the module's watch queue "
+		       "was full), %llu trigger events overwritten unread\n", trig_markers,
+		       trig_events);
 	printf("  %4s %12s %10s %10s %10s %12s\n", "CPU", "entries", "overrun", "lost", "pages",
 	       "bytes");
 	for (uint32_t i = 0; i < ncpus; i++)

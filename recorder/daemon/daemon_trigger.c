@@ -339,6 +339,19 @@ void dmn_triggers_status(struct recd *d, char *buf, size_t len)
 	}
 }
 
+/*
+ * What the armed triggers could not look at, so far: markers the module's watch had
+ * no room for (@markers), trigger events overwritten in the trigger instance before
+ * they were read (@events). False when neither watch is open.
+ */
+bool dmn_triggers_missed(struct recd *d, unsigned long long *markers,
+			 unsigned long long *events)
+{
+	*markers = d->mw ? marker_watch_missed(d->mw) : 0;
+	*events = d->tw ? trigger_watch_lost(d->tw) : 0;
+	return d->mw || d->tw;
+}
+
 void dmn_h_trigger(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
 		   struct ctl_reply *r)
 {

@@ -73,6 +73,17 @@ M='marker:^app:fatal_[a-z]+_error$'
 echo "app:fatal_42_error" >/dev/ftring/marker
 sleep 1
 g_eq marker.near-miss-not-fired "$(field "$M" 2)" 0
+# The watch queues 64 hits: 100 more near misses while the daemon is stopped overflow
+# it by 36, which status counts once the daemon reads again, with no later hit.
+kill -STOP $DPID
+i=1
+while [ $i -le 100 ]; do echo "app:fatal_$i"; i=$((i + 1)); done >/dev/ftring/marker
+kill -CONT $DPID
+sleep 1
+recorderd status --socket $S >"$O/status-missed.txt" 2>&1
+g_eq marker.missed-in-status \
+	"$(awk '/markers not looked at/ { print $3 }' "$O/status-missed.txt")" 36
+g_eq marker.near-misses-not-fired "$(field "$M" 2)" 0
 fatal() { echo "app:fatal_disk_error" >/dev/ftring/marker; }
 fires marker "$M" fatal
 

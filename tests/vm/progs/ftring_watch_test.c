@@ -4,8 +4,9 @@
  * marker holding a literal is handed over with its text, pid and CPU, and recorded
  * in the ring as ever; one holding none is not handed over; "" hands over every
  * marker; a bad spec is refused with EINVAL and the one set stays; a full queue
- * counts what it drops in the next hit's @missed; closing clears the watch. A hit's
- * text ends at its NUL (zeros after it, whatever the slot held before).
+ * counts what it drops in the newest waiting hit's @missed; closing clears the
+ * watch. A hit's text ends at its NUL (zeros after it, whatever the slot held
+ * before).
  */
 #include <errno.h>
 #include <poll.h>
@@ -185,10 +186,13 @@ TEST_F(watch, full_queue_counts_missed)
 	ASSERT_EQ(FTRING_WATCH_QUEUE, hits(self->w, h, FTRING_WATCH_QUEUE));
 	EXPECT_STREQ("q 0", h[0].text);
 	EXPECT_STREQ("q 63", h[FTRING_WATCH_QUEUE - 1].text);
+	/* told with the newest hit that waited, not held back for a later one */
+	EXPECT_EQ(0, h[0].missed);
+	EXPECT_EQ(5, h[FTRING_WATCH_QUEUE - 1].missed);
 	ASSERT_EQ(2, mark(self->mfd, "qq"));
 	ASSERT_EQ(1, hits(self->w, h, 1));
 	EXPECT_STREQ("qq", h[0].text);
-	EXPECT_EQ(5, h[0].missed);
+	EXPECT_EQ(0, h[0].missed);
 }
 
 /* The longest marker comes whole, the literal at its very end found. */
