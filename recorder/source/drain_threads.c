@@ -251,6 +251,14 @@ static size_t pop(struct drain_threads *dt, struct dt_cpu *c, char *dst, size_t 
 	return done;
 }
 
+/* Pages left queued after a take: the caller is woken again for them (not by a next batch). */
+static void rewake_if_queued(struct dt_cpu *c)
+{
+	if (atomic_load_explicit(&c->tail, memory_order_acquire) !=
+	    atomic_load_explicit(&c->head, memory_order_relaxed))
+		eventfd_write(c->efd, 1);
+}
+
 static ssize_t dt_read_pages(struct source *s, int cpu, void *dst, size_t max, int flush)
 {
 	struct drain_threads *dt = dt_of(s);
@@ -265,24 +273,21 @@ static ssize_t dt_read_pages(struct source *s, int cpu, void *dst, size_t max, i
 	eventfd_read(c->efd, &v);
 	if (!flush) {
 		n = pop(dt, c, dst, max);
-		/* more than the caller took: it is woken again for them, not by the next batch */
-		if (atomic_load_explicit(&c->tail, memory_order_acquire) !=
-		    atomic_load_explicit(&c->head, memory_order_relaxed))
-			eventfd_write(c->efd, 1);
+		rewake_if_queued(c);
 		return n ? (ssize_t)n : atomic_load(&c->err);
 	}
 	/*
 	 * A flush (sync, stop) takes the queue, then what the ring holds, the page being
-	 * written included, until the ring has no more: the CPU's lock keeps the thread
-	 * out meanwhile, so nothing comes out of order. The thread polls a busy ring every
-	 * DRAIN_TICK_MS, so little is left for the caller to read (on the module, with an
-	 * IPI per page).
+	 * written included (once): the CPU's lock keeps the thread out meanwhile, so
+	 * nothing comes out of order. The thread polls a busy ring every DRAIN_TICK_MS,
+	 * so little is left for the caller to read (on the module, with an IPI per page).
 	 */
 	pthread_mutex_lock(&c->lock);
 	n = pop(dt, c, dst, max);
 	if (n < max && !atomic_load(&c->err))
 		r = dt->in->ops->read_pages(dt->in, cpu, (char *)dst + n * ps, max - n, 1);
 	pthread_mutex_unlock(&c->lock);
+	rewake_if_queued(c);
 	if (n || r > 0)
 		return (ssize_t)(n + (r > 0 ? (size_t)r : 0));
 	return r ? r : atomic_load(&c->err);

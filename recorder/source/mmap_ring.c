@@ -81,7 +81,13 @@ int mmap_ring_take(struct mmap_ring_cursor *cur, const void *page, unsigned int 
 	}
 	if (len <= done)
 		return 0;
-	if (!flush && !mmap_ring_page_complete(commit, page_size))
+	/*
+	 * The missed-events flag can ride on a page the writer is still on (ftring's
+	 * swap under it): once it went out with the first part, the rest waits for
+	 * room, the writer's leaving or a flush, as on any live page.
+	 */
+	if (!flush && !mmap_ring_page_complete(done ? commit & ~(uint64_t)FTP_MISSED_EVENTS :
+					       commit, page_size))
 		return 0;
 
 	n = FTP_HDR_SIZE + len;
@@ -246,6 +252,13 @@ ssize_t mmap_ring_read_pages(struct mmap_ring *r, void *dst, size_t max, int flu
 		before = n;
 		n = take_ready(r, dst, n, max, flush);
 		if (n == max)
+			break;
+		/*
+		 * A flush took the page the writer is on, the only one the ring holds:
+		 * once per call. Going on, it took a few events a round (a GET_READER
+		 * each, an IPI on the module) while a flood kept ahead of it.
+		 */
+		if (flush && n > before && writer_on_cur(r))
 			break;
 		if (cur_pending(r)) {
 			/*

@@ -106,7 +106,8 @@ struct mmap_ring_cursor {
 /*
  * True when no further event can be written to a page whose commit word is @commit:
  * less than one minimal event (8 bytes) is left, or the kernel marked it at swap-in
- * with missed events (it does so only for pages the writer has left).
+ * with missed events (upstream's pages: the writer has left; ftring also flags a
+ * page it swaps in under the writer, which mmap_ring_take() allows for).
  */
 int mmap_ring_page_complete(uint64_t commit, unsigned int page_size);
 

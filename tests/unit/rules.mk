@@ -7,6 +7,8 @@ $(B)/tests/test_capture_pump: LDFLAGS += -Wl,--wrap=capture_service,--wrap=captu
 	-Wl,--wrap=capture_fds,--wrap=loop_set_timer,--wrap=loop_add_timer
 # test_capture_rotate fails the capture's source on demand.
 $(B)/tests/test_capture_rotate: LDFLAGS += -Wl,--wrap=source_find
+# test_mmap_ring plays a kernel whose writer grows the page at each GET_READER.
+$(B)/tests/test_mmap_ring: LDFLAGS += -Wl,--wrap=ioctl
 # test_loop once more with ASan: a handler that grows the slot array moves it, and the
 # loop must not go on reading the old one (a use after free no plain build shows).
 $(B)/asan/%.o: %.c $(B)/ext/kselftest_harness.h

@@ -80,7 +80,8 @@ static const struct source_ops fake_ops = {
 	.close		= fake_close,
 };
 
-TEST(woken_while_pages_are_queued)
+/* Takes every page, TAKE at a time, each time woken; reads as a flush if @flush. */
+static void take_all(struct __test_metadata *_metadata, int flush)
 {
 	const struct source_params p = { 0 };
 	char *buf = malloc((size_t)TAKE * PS);
@@ -102,7 +103,7 @@ TEST(woken_while_pages_are_queued)
 		ASSERT_EQ(1, poll(&pfd, 1, 2000)) {
 			TH_LOG("no wake-up with %u of %u pages taken", want, NR_PAGES);
 		}
-		r = s->ops->read_pages(s, 0, buf, TAKE, 0);
+		r = s->ops->read_pages(s, 0, buf, TAKE, flush);
 		ASSERT_LT(0, r);
 		for (ssize_t i = 0; i < r; i++, want++) {
 			memcpy(&got, buf + i * PS, sizeof(got));
@@ -111,6 +112,17 @@ TEST(woken_while_pages_are_queued)
 	}
 	source_close(s);
 	free(buf);
+}
+
+TEST(woken_while_pages_are_queued)
+{
+	take_all(_metadata, 0);
+}
+
+/* A flush (a sync's) that takes fewer than are queued leaves the caller woken too. */
+TEST(woken_after_a_flush_that_left_pages)
+{
+	take_all(_metadata, 1);
 }
 
 TEST_HARNESS_MAIN

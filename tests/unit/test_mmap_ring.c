@@ -10,9 +10,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -211,6 +213,128 @@ TEST(padding_only_growth_skipped)
 	EXPECT_EQ((uint32_t)(PS - FTP_HDR_SIZE), cur.done);
 }
 
+
+/*
+ * ftring flags the page it swaps in under a writer still on it (missed events before
+ * it) in every commit word the writer publishes. Its first part goes out with the
+ * flag at once; what the writer adds after waits until the page is full, left or
+ * flushed, as on any live page, not a page a time per read (one piece each 2 ms
+ * drain tick, before).
+ */
+TEST(missed_flag_on_a_live_page)
+{
+	struct mmap_ring_cursor cur = { .id = 0, .done = 0 };
+	static struct live_page lp;
+	static struct seen s;
+	char out[PS];
+	uint32_t seq = 0;
+	int rebased, missed = 0;
+
+	lp_init(&lp, ts_of(0));
+	s.n = 0;
+	for (; seq < 5; seq++)
+		ASSERT_EQ(0, lp_add(&lp, ts_of(seq), seq));
+	*(uint64_t *)(lp.page + FTP_COMMIT_OFFSET) |= FTP_MISSED_EVENTS;
+	ASSERT_EQ(1, mmap_ring_take(&cur, lp.page, PS, out, 0, &rebased));
+	EXPECT_EQ(0, rebased);
+	ASSERT_EQ(5, kb_collect(out, &s, &missed));
+	EXPECT_NE(0, missed);
+	for (; seq < 10; seq++) {
+		ASSERT_EQ(0, lp_add(&lp, ts_of(seq), seq));
+		*(uint64_t *)(lp.page + FTP_COMMIT_OFFSET) |= FTP_MISSED_EVENTS;
+		EXPECT_EQ(0, mmap_ring_take(&cur, lp.page, PS, out, 0, &rebased))
+			TH_LOG("a piece of the live page went out after event %u", seq);
+	}
+	while (!lp_add(&lp, ts_of(seq), seq))
+		seq++;
+	lp_leave(&lp);
+	*(uint64_t *)(lp.page + FTP_COMMIT_OFFSET) |= FTP_MISSED_EVENTS;
+	ASSERT_EQ(1, mmap_ring_take(&cur, lp.page, PS, out, 0, &rebased));
+	EXPECT_EQ(1, rebased);
+	ASSERT_LT(0, kb_collect(out, &s, &missed));
+	EXPECT_EQ(0, missed);
+	check_all_once(_metadata, &s, seq);
+}
+
+/*
+ * A ring of our own in a memfd, its writer (ftring's meta->writer) on the reader
+ * sub-buffer, which is all the ring holds then; every GET_READER (ioctl, wrapped)
+ * lets it write one more event there, as a flood does between two of a reader's
+ * calls. A flush takes the page once: it used to go on, a GET_READER and a
+ * few-event page a round, while the writer kept ahead of it (to @max pages).
+ */
+static int fake_fd = -1, fake_ioctls;
+static struct live_page *fake_lp;
+static char *fake_page;
+static uint32_t fake_seq;
+
+int __real_ioctl(int fd, unsigned long req, ...);
+int __wrap_ioctl(int fd, unsigned long req, ...);
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd != fake_fd || fd < 0)
+		return __real_ioctl(fd, req, arg);
+	if (req != MMAP_RING_IOCTL_GET_READER) {
+		errno = ENOTTY;
+		return -1;
+	}
+	fake_ioctls++;
+	if (!lp_add(fake_lp, ts_of(fake_seq), fake_seq)) {
+		fake_seq++;
+		memcpy(fake_page, fake_lp->page, PS);
+	}
+	return 0;
+}
+
+TEST(flush_takes_the_writers_page_once)
+{
+	size_t len = PS + 3 * PS;
+	struct mmap_ring_meta *m;
+	static struct live_page lp;
+	static char dst[64 * PS];
+	struct mmap_ring *r;
+	char *map;
+	ssize_t n;
+	int err = 0;
+
+	fake_fd = memfd_create("fake_ring", MFD_CLOEXEC);
+	ASSERT_LE(0, fake_fd);
+	ASSERT_EQ(0, ftruncate(fake_fd, (off_t)len));
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fake_fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	m = (struct mmap_ring_meta *)map;
+	m->meta_page_size = PS;
+	m->meta_struct_len = sizeof(*m);
+	m->subbuf_size = PS;
+	m->nr_subbufs = 3;
+	m->reader.id = 1;
+	m->writer = 1;
+	fake_lp = &lp;
+	fake_page = map + PS + PS;	/* sub-buffer 1 */
+	lp_init(&lp, ts_of(0));
+	for (fake_seq = 0; fake_seq < 5; fake_seq++)
+		ASSERT_EQ(0, lp_add(&lp, ts_of(fake_seq), fake_seq));
+	memcpy(fake_page, lp.page, PS);
+	r = mmap_ring_open(fake_fd, &err);
+	ASSERT_NE(NULL, r) TH_LOG("mmap_ring_open: %s", strerror(-err));
+
+	n = mmap_ring_read_pages(r, dst, 64, 1);
+	TH_LOG("a flush: %zd pages, %d GET_READER, %u events written", n, fake_ioctls,
+	       fake_seq);
+	EXPECT_EQ(1, n);
+	EXPECT_GE(1, fake_ioctls);
+	mmap_ring_close(r);
+	munmap(map, len);
+	close(fake_fd);
+	fake_fd = -1;
+}
 /* Missed-event flags and the stored count go out with the page. */
 TEST(missed_events_kept)
 {
