@@ -28,6 +28,7 @@ struct mmap_ring {
 	unsigned int		subbuf_size;
 	unsigned int		nr_subbufs;
 	struct mmap_ring_cursor	cur;
+	uint64_t		cur_lost;	/* missed before cur (its swap's count) */
 	struct mmap_ring_stats	st;
 };
 
@@ -166,6 +167,7 @@ struct mmap_ring *mmap_ring_open(int fd, int *err)
 	/* Whatever the kernel already counts as read on the reader page is not ours. */
 	r->cur.id = __atomic_load_n(&m->reader.id, __ATOMIC_ACQUIRE);
 	r->cur.done = m->reader.read;
+	r->cur_lost = m->reader.lost_events;
 	if (r->cur.id >= r->nr_subbufs) {
 		mmap_ring_close(r);
 		*err = -EPROTO;
@@ -206,6 +208,15 @@ static size_t take_ready(struct mmap_ring *r, char *dst, size_t n, size_t max, i
 		}
 		if (!ret)
 			break;
+		/*
+		 * ftring flags a page it swaps in under its writer without the count
+		 * (the writer goes on after the data): the swap's count goes where the
+		 * kernel would have put it, so that readers say how many.
+		 */
+		if (!rebased && r->cur_lost &&
+		    (ftp_page_commit(d) & (FTP_MISSED_EVENTS | FTP_MISSED_STORED)) ==
+		    FTP_MISSED_EVENTS)
+			ftp_page_set_missed(d, r->subbuf_size, r->cur_lost);
 		if (!rebased && (ftp_page_commit(d) & FTP_MISSED_EVENTS)) {
 			r->st.missed_pages++;
 			if (ftp_page_commit(d) & FTP_MISSED_STORED)
@@ -309,6 +320,7 @@ ssize_t mmap_ring_read_pages(struct mmap_ring *r, void *dst, size_t max, int flu
 		r->st.lost_events += m->reader.lost_events;
 		r->cur.id = id;
 		r->cur.done = 0;
+		r->cur_lost = m->reader.lost_events;
 	}
 	return (ssize_t)n;
 }

@@ -293,48 +293,97 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	return 0;
 }
 
-TEST(flush_takes_the_writers_page_once)
+/*
+ * The fake ring: sub-buffer 1 is the reader's and the writer's (meta->writer), with
+ * events 0..4 in it, @lost events missed before it (the swap's count). Returns the
+ * ring, @map its mapping (FAKE_LEN bytes).
+ */
+#define FAKE_LEN	(PS + 3 * PS)
+
+static struct mmap_ring *fake_ring_open(struct __test_metadata *_metadata,
+					struct live_page *lp, uint64_t lost, char **map)
 {
-	size_t len = PS + 3 * PS;
 	struct mmap_ring_meta *m;
-	static struct live_page lp;
-	static char dst[64 * PS];
 	struct mmap_ring *r;
-	char *map;
-	ssize_t n;
 	int err = 0;
 
+	fake_ioctls = 0;
 	fake_fd = memfd_create("fake_ring", MFD_CLOEXEC);
-	ASSERT_LE(0, fake_fd);
-	ASSERT_EQ(0, ftruncate(fake_fd, (off_t)len));
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fake_fd, 0);
-	ASSERT_NE(MAP_FAILED, map);
-	m = (struct mmap_ring_meta *)map;
+	if (fake_fd < 0 || ftruncate(fake_fd, FAKE_LEN))
+		return NULL;
+	*map = mmap(NULL, FAKE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fake_fd, 0);
+	if (*map == MAP_FAILED)
+		return NULL;
+	m = (struct mmap_ring_meta *)*map;
 	m->meta_page_size = PS;
 	m->meta_struct_len = sizeof(*m);
 	m->subbuf_size = PS;
 	m->nr_subbufs = 3;
 	m->reader.id = 1;
+	m->reader.lost_events = lost;
 	m->writer = 1;
-	fake_lp = &lp;
-	fake_page = map + PS + PS;	/* sub-buffer 1 */
-	lp_init(&lp, ts_of(0));
+	fake_lp = lp;
+	fake_page = *map + PS + PS;	/* sub-buffer 1 */
+	lp_init(lp, ts_of(0));
 	for (fake_seq = 0; fake_seq < 5; fake_seq++)
-		ASSERT_EQ(0, lp_add(&lp, ts_of(fake_seq), fake_seq));
-	memcpy(fake_page, lp.page, PS);
+		lp_add(lp, ts_of(fake_seq), fake_seq);
+	memcpy(fake_page, lp->page, PS);
 	r = mmap_ring_open(fake_fd, &err);
-	ASSERT_NE(NULL, r) TH_LOG("mmap_ring_open: %s", strerror(-err));
+	if (!r)
+		TH_LOG("mmap_ring_open: %s", strerror(-err));
+	return r;
+}
 
+static void fake_ring_close(struct mmap_ring *r, char *map)
+{
+	mmap_ring_close(r);
+	munmap(map, FAKE_LEN);
+	close(fake_fd);
+	fake_fd = -1;
+}
+
+TEST(flush_takes_the_writers_page_once)
+{
+	static struct live_page lp;
+	static char dst[64 * PS];
+	struct mmap_ring *r;
+	char *map;
+	ssize_t n;
+
+	r = fake_ring_open(_metadata, &lp, 0, &map);
+	ASSERT_NE(NULL, r);
 	n = mmap_ring_read_pages(r, dst, 64, 1);
 	TH_LOG("a flush: %zd pages, %d GET_READER, %u events written", n, fake_ioctls,
 	       fake_seq);
 	EXPECT_EQ(1, n);
 	EXPECT_GE(1, fake_ioctls);
-	mmap_ring_close(r);
-	munmap(map, len);
-	close(fake_fd);
-	fake_fd = -1;
+	fake_ring_close(r, map);
 }
+
+/*
+ * ftring flags the page it swaps in under its writer without the count (the writer
+ * goes on after the data); the reader knows it (meta reader.lost_events at that
+ * swap) and stores it where the kernel would have: trace-cmd says how many were
+ * lost, not "unknown".
+ */
+TEST(missed_count_stored_for_a_flagged_live_page)
+{
+	static struct live_page lp;
+	static char dst[4 * PS];
+	struct seen s = { .n = 0 };
+	struct mmap_ring *r;
+	int missed = 0;
+	char *map;
+
+	r = fake_ring_open(_metadata, &lp, 42, &map);
+	ASSERT_NE(NULL, r);
+	*(uint64_t *)(fake_page + FTP_COMMIT_OFFSET) |= FTP_MISSED_EVENTS;
+	ASSERT_EQ(1, mmap_ring_read_pages(r, dst, 4, 1));
+	ASSERT_EQ(5, kb_collect(dst, &s, &missed));
+	EXPECT_EQ(42, missed);
+	fake_ring_close(r, map);
+}
+
 /* Missed-event flags and the stored count go out with the page. */
 TEST(missed_events_kept)
 {
