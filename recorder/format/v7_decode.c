@@ -447,13 +447,18 @@ static char *cur_str(struct cur *c)
 	return s;
 }
 
-/* A u32 count of u64-length format files (A.6) into @s. */
-static int cur_formats(struct cur *c, struct meta_system *s)
+/*
+ * A u32 count of u64-length format files (A.6) into @s, taken from *@left: a few
+ * kilobytes of compressed section must not cost gigabytes in allocations.
+ */
+static int cur_formats(struct cur *c, struct meta_system *s, uint32_t *left)
 {
 	uint64_t n = cur_u(c, 4);
 
-	if (n > c->len / 8)
+	if (n > c->len / 8 || n > *left)
 		c->bad = 1;
+	else
+		*left -= (uint32_t)n;
 	for (uint64_t i = 0; !c->bad && i < n; i++) {
 		uint64_t len = cur_u(c, 8);
 		char *text = cur_bytes(c, len);
@@ -482,6 +487,7 @@ static int meta_section(struct v7_file *f, uint16_t id, struct v7_buf *b, struct
 
 int v7d_meta(struct v7_file *f, struct trace_meta *m)
 {
+	uint32_t formats_left = V7D_MAX_FORMATS;
 	struct v7_buf b = { 0 };
 	struct cur c;
 	int ret;
@@ -500,13 +506,14 @@ int v7d_meta(struct v7_file *f, struct trace_meta *m)
 			ret = fail(f, -EINVAL, "bad headers section");
 	}
 	ret = ret ?: meta_section(f, V7_SEC_FTRACE_EVENTS, &b, &c);
-	if (!ret && cur_formats(&c, &m->ftrace))
+	if (!ret && cur_formats(&c, &m->ftrace, &formats_left))
 		ret = fail(f, -EINVAL, "bad ftrace events section");
 	ret = ret ?: meta_section(f, V7_SEC_EVENT_FORMATS, &b, &c);
 	if (!ret) {
 		uint64_t n = cur_u(&c, 4);
 
-		m->systems = n <= c.len / 8 ? calloc(n ? n : 1, sizeof(*m->systems)) : NULL;
+		/* systems are capped as formats are */
+		m->systems = n <= c.len / 8 && n <= formats_left ? calloc(n ? n : 1, sizeof(*m->systems)) : NULL;
 		if (!m->systems)
 			c.bad = 1;
 		for (uint64_t i = 0; !c.bad && i < n; i++) {
@@ -516,7 +523,7 @@ int v7d_meta(struct v7_file *f, struct trace_meta *m)
 				break;
 			m->systems[i].name = name;
 			m->nr_systems++;
-			cur_formats(&c, &m->systems[i]);
+			cur_formats(&c, &m->systems[i], &formats_left);
 		}
 		if (c.bad)
 			ret = fail(f, -EINVAL, "bad events format section");

@@ -20,6 +20,8 @@
 #define V7D_WHY_LEN		160
 #define V7D_MAX_SECTION		(256U << 20)	/* a metadata section's body, decompressed */
 #define V7D_MAX_CHUNK		(64U << 20)	/* one chunk, decompressed */
+/* event formats in all (a kernel has a few thousand): each costs allocations */
+#define V7D_MAX_FORMATS		65536U
 
 struct v7_file {
 	int			fd;

@@ -288,7 +288,11 @@ static uint64_t region_for(const struct rec *r)
 	return most + most / 64 + (1ULL << 20);
 }
 
-static int rebuild(struct rec *r, const char *dest)
+/*
+ * Writes the repaired file as @tmp (beside @dest, compacted there by the writer's
+ * finish); the caller checks it before it takes @dest's name.
+ */
+static int rebuild(struct rec *r, const char *dest, const char *tmp)
 {
 	struct trace_meta m;
 	struct stat in;
@@ -327,7 +331,7 @@ static int rebuild(struct rec *r, const char *dest)
 	p.clock = r->t.ok && r->t.buf.clock[0] ? r->t.buf.clock : "local";
 	p.buffer_name = "";
 	p.durable = 1;
-	p.path = dest;
+	p.path = tmp;
 	r->w = v7_create(&p, &m);
 	ret = r->w ? 0 : (errno ? -errno : -EIO);
 	for (int i = 0; !ret && i < r->t.nopts; i++) {
@@ -385,22 +389,85 @@ static long long count_events(const char *path)
 	return n;
 }
 
-/* Removes what a kill during finishing can leave beside @path. */
-static bool remove_stray(const char *path, int dry_run)
+/* "DIR/.NAME.SUFFIX" for @path, or NULL. */
+static char *beside_name(const char *path, const char *suffix)
 {
-	char *d = strdup(path), *b = strdup(path), *stray = NULL;
-	bool found = false;
+	char *d = strdup(path), *b = strdup(path), *name = NULL;
 
-	if (d && b && asprintf(&stray, "%s/.%s.finishing", dirname(d), basename(b)) > 0 &&
-	    !access(stray, F_OK)) {
-		found = true;
-		if (!dry_run)
-			unlink(stray);
-	}
-	free(stray);
+	if (d && b && asprintf(&name, "%s/.%s.%s", dirname(d), basename(b), suffix) < 0)
+		name = NULL;
 	free(d);
 	free(b);
+	return name;
+}
+
+/*
+ * Removes what a kill can leave beside @path: a finish's compact copy, or recover's
+ * own repaired file not yet checked (and the compact copy of that).
+ */
+static bool remove_stray(const char *path, int dry_run)
+{
+	static const char *const suffix[] = { "finishing", "recovering" };
+	bool found = false;
+
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		char *stray = beside_name(path, suffix[i]), *compact;
+
+		compact = stray ? beside_name(stray, "finishing") : NULL;
+		if (stray && !access(stray, F_OK)) {
+			found = true;
+			if (!dry_run)
+				unlink(stray);
+		}
+		if (compact && !access(compact, F_OK)) {
+			found = true;
+			if (!dry_run)
+				unlink(compact);
+		}
+		free(compact);
+		free(stray);
+	}
 	return found;
+}
+
+/*
+ * Rebuilds into a file beside @dest, reads it back and gives it @dest's name only if
+ * it holds every event the walk found: the input is never replaced by a worse copy,
+ * and -o never replaces a file. Returns the events, or -errno (said).
+ */
+static long long rebuild_checked(struct rec *r, const char *dest, bool replace)
+{
+	char *tmp = beside_name(dest, "recovering");
+	long long after = -1;
+	int ret;
+
+	if (!tmp)
+		return -ENOMEM;
+	unlink(tmp);
+	ret = rebuild(r, dest, tmp);
+	if (!ret) {
+		after = count_events(tmp);
+		if (after != (long long)r->events) {
+			fprintf(stderr, "recover: %s: the rebuilt file %s (%lld events of %llu): %s left as it is\n",
+				r->path, after < 0 ? "does not read back" : "lacks events", after,
+				(unsigned long long)r->events, replace ? "the input is" : "nothing is");
+			ret = -EIO;
+		}
+	}
+	if (!ret) {
+		if (replace)
+			ret = rename(tmp, dest) ? -errno : 0;
+		else
+			ret = fio_move(tmp, dest);	/* never over a file */
+		ret = ret ?: fio_sync_dir_of(dest);
+		if (ret)
+			fprintf(stderr, "recover: %s: naming the repaired file %s: %s\n", r->path,
+				dest, strerror(-ret));
+	}
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	return ret ? ret : after;
 }
 
 int recover_file(const char *path, const char *out, unsigned int flags)
@@ -479,13 +546,14 @@ int recover_file(const char *path, const char *out, unsigned int flags)
 		ret = 1;
 		goto out;
 	}
-	ret = rebuild(r, out ? out : path);
-	if (ret)
+	if (out && !access(out, F_OK)) {
+		fprintf(stderr, "recover: %s exists: not replaced\n", out);
+		ret = -EEXIST;
 		goto out;
-	after = count_events(out ? out : path);
+	}
+	after = rebuild_checked(r, out ? out : path, !out);
 	if (after < 0) {
-		fprintf(stderr, "recover: %s: the rebuilt file does not read back\n", path);
-		ret = -EIO;
+		ret = (int)after;
 		goto out;
 	}
 	for (int i = 0; i < r->ncpus; i++)

@@ -32,6 +32,8 @@ struct crashed {
 	size_t			want[NCPU];	/* markers written per CPU */
 };
 
+static unsigned int extra_formats;	/* one-byte ftrace formats added to the metadata */
+
 /* Markers "r<cpu>-<i>" on the CPUs of @mask, then a crash: no finish, tail destroyed. */
 static int make_crashed(struct crashed *c, enum v7_compression comp, unsigned int mask,
 			bool sync, bool kill_tail)
@@ -58,6 +60,9 @@ static int make_crashed(struct crashed *c, enum v7_compression comp, unsigned in
 	p.clock = "local";
 	p.buffer_name = "";
 	p.path = c->path;
+	for (unsigned int i = 0; i < extra_formats; i++)
+		if (meta_system_add(&c->m.ftrace, "", "x", 1))
+			return -ENOMEM;
 	w = v7_create(&p, &c->m);
 	if (!w)
 		return -errno;
@@ -232,6 +237,108 @@ TEST_F(rec, killed_before_first_sync)
 	close(fd);
 	EXPECT_EQ(1, recover_file(c->path, NULL, 0));
 	check_cpus(_metadata, c->path, c);
+}
+
+/* -o never replaces a file: the one there and the input stay as they were. */
+TEST_F(rec, output_exists_kept)
+{
+	char out[160], cmd[400], buf[16] = "";
+	int fd;
+
+	ASSERT_EQ(0, make_crashed(&self->c, variant->comp, variant->mask, true, true));
+	snprintf(out, sizeof(out), "%s/out.dat", self->c.dir);
+	fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(5, write(fd, "keep\n", 5));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp --sparse=always %s %s.orig", self->c.path,
+		 self->c.path);
+	ASSERT_EQ(0, system(cmd));
+	EXPECT_EQ(-EEXIST, recover_file(self->c.path, out, 0));
+	fd = open(out, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(5, read(fd, buf, sizeof(buf) - 1));
+	close(fd);
+	EXPECT_STREQ("keep\n", buf);
+	snprintf(cmd, sizeof(cmd), "cmp -s %s %s.orig", self->c.path, self->c.path);
+	EXPECT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s/.out.dat.recovering", self->c.dir);
+	EXPECT_NE(0, access(cmd, F_OK));
+}
+
+/*
+ * The rebuild's read of the streams stops half-way (an EIO in the middle of a chunk
+ * read is taken for the end of the stream): the copy lacks events, and the input
+ * must not be replaced by it. It was, with "repaired".
+ */
+static int cut_rebuild_streams;
+
+int __real_v7d_stream(struct v7_file *f, uint64_t off, uint64_t limit, bool compressed,
+		      uint32_t max_chunks, struct v7d_stream *st,
+		      int (*page_fn)(const void *page, void *arg), void *arg);
+int __wrap_v7d_stream(struct v7_file *f, uint64_t off, uint64_t limit, bool compressed,
+		      uint32_t max_chunks, struct v7d_stream *st,
+		      int (*page_fn)(const void *page, void *arg), void *arg);
+
+int __wrap_v7d_stream(struct v7_file *f, uint64_t off, uint64_t limit, bool compressed,
+		      uint32_t max_chunks, struct v7d_stream *st,
+		      int (*page_fn)(const void *page, void *arg), void *arg)
+{
+	/* the rebuild is the walk that hands pages on */
+	if (cut_rebuild_streams && page_fn)
+		max_chunks /= 2;
+	return __real_v7d_stream(f, off, limit, compressed, max_chunks, st, page_fn, arg);
+}
+
+TEST_F(rec, short_rebuild_refused)
+{
+	char cmd[400];
+
+	ASSERT_EQ(0, make_crashed(&self->c, variant->comp, variant->mask, true, true));
+	snprintf(cmd, sizeof(cmd), "cp --sparse=always %s %s.orig", self->c.path,
+		 self->c.path);
+	ASSERT_EQ(0, system(cmd));
+	cut_rebuild_streams = 1;
+	EXPECT_EQ(-EIO, recover_file(self->c.path, NULL, 0));
+	cut_rebuild_streams = 0;
+	snprintf(cmd, sizeof(cmd), "cmp -s %s %s.orig", self->c.path, self->c.path);
+	EXPECT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s/.t.dat.recovering", self->c.dir);
+	EXPECT_NE(0, access(cmd, F_OK));
+	/* the same file repairs whole once the reads go through */
+	EXPECT_EQ(1, recover_file(self->c.path, NULL, 0));
+	check_cpus(_metadata, self->c.path, &self->c);
+}
+
+/*
+ * Metadata that names more event formats than any kernel has (a few kilobytes of
+ * compressed section can name millions, each an allocation: gigabytes) is refused
+ * before they are made, and the file is left as it is.
+ */
+TEST(too_many_formats_refused)
+{
+	struct crashed c;
+	struct trace_meta m;
+	struct v7_file f;
+	char cmd[400];
+	int fd;
+
+	extra_formats = V7D_MAX_FORMATS;
+	ASSERT_EQ(0, make_crashed(&c, V7_COMP_ZSTD, 0x1, true, true));
+	extra_formats = 0;
+	fd = open(c.path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, v7d_open(&f, fd));
+	EXPECT_EQ(-EINVAL, v7d_meta(&f, &m));
+	meta_free(&m);
+	v7d_close(&f);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp --sparse=always %s %s.orig", c.path, c.path);
+	ASSERT_EQ(0, system(cmd));
+	EXPECT_GT(0, recover_file(c.path, NULL, 0));
+	snprintf(cmd, sizeof(cmd), "cmp -s %s %s.orig", c.path, c.path);
+	EXPECT_EQ(0, system(cmd));
+	crashed_free(&c);
 }
 
 /* A finished, valid file is left as it is. */
