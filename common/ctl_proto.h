@@ -132,9 +132,9 @@ struct ctl_status_cpu {
  * separated), current output file, output directory, config file, last error,
  * triggers (a line each: "KIND:ARGS\tFIRED\tJOINED\tSUPPRESSED\tLAST FILE"), previous
  * boot ("none", "failed: WHY", or "FILE: what it holds"; "" from older daemons), what
- * the armed triggers missed ("MARKERS EVENTS": markers the module's watch had no room
- * for, trigger events overwritten unread; "" with no trigger watch or from older
- * daemons; older clients read the strings before it only).
+ * the armed triggers missed since armed ("MARKERS EVENTS": markers the module's watch
+ * had no room for, trigger events overwritten unread, "-" for a watch not open; ""
+ * with neither or from older daemons; older clients read the strings before it only).
  */
 struct ctl_status_reply {
 	__u32	state;		/* enum ctl_state */

@@ -325,7 +325,9 @@ struct ftring_boot_id {
  * The module kept only sub-buffers that passed its checks (commit length, every
  * event decodes to exactly that length, and, if the region was sealed at a panic,
  * the CRC32 of the sub-buffer recorded then); a reader should check them again.
- * ioctl FTRING_IOC_LASTBOOT_RELEASE frees it; the device then gives ENODATA.
+ * ioctl FTRING_IOC_LASTBOOT_RELEASE frees it; the device then gives ENODATA. Until
+ * then a trace that did not end cleanly holds a reference on the module (rmmod
+ * would free the only copy).
  */
 #define FTRING_LASTBOOT_MAGIC	0x544f4f4254534c46ULL	/* "FLSTBOOT" */
 #define FTRING_LASTBOOT_VERSION	1

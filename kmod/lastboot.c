@@ -407,20 +407,21 @@ int ftring_lastboot_register(void)
 
 	if (!lb_len)
 		return 0;
-	ret = misc_register(&lb_dev);
-	lb_misc_on = !ret;
-	if (ret)
-		return ret;
 	/*
 	 * An unload would free the only copy of a crash's trace (this boot writes over
 	 * the region): the module stays until it is released. A clean end does not.
+	 * Pinned before the device appears: a release through it unpins.
 	 */
+	mutex_lock(&lb_lock);
 	if (((const struct ftring_lastboot *)lb_head)->sealed != FTRING_SEAL_CLEAN) {
 		__module_get(THIS_MODULE);
 		lb_pinned = true;
 		pr_info("ftring: persist: the module stays loaded until the previous boot's trace is released (recorderd lastboot --release)\n");
 	}
-	return 0;
+	mutex_unlock(&lb_lock);
+	ret = misc_register(&lb_dev);
+	lb_misc_on = !ret;
+	return ret;
 }
 
 /** ftring_lastboot_exit() - remove the device, free the image. */

@@ -629,7 +629,7 @@ static int cmd_status(int argc, char **argv)
 	const struct ctl_status_reply *s = (void *)buf;
 	struct ctl_status_cpu *cpu = NULL;
 	const char *str[9] = { "", "", "", "", "", "", "", "", "" };
-	unsigned long long trig_markers = 0, trig_events = 0;
+	char trig_m[24] = "-", trig_e[24] = "-";
 	bool trig_missed;
 	struct client_opts co;
 	uint32_t ncpus = 0;
@@ -655,7 +655,10 @@ static int cmd_status(int argc, char **argv)
 		str[i] = p;
 		p = nul + 1;
 	}
-	trig_missed = sscanf(str[8], "%llu %llu", &trig_markers, &trig_events) == 2;
+	/* each a count or "-" (no such watch) */
+	trig_missed = sscanf(str[8], "%23s %23s", trig_m, trig_e) == 2 &&
+		      strspn(trig_m, "0123456789-") == strlen(trig_m) &&
+		      strspn(trig_e, "0123456789-") == strlen(trig_e);
 	double ratio = s->file_bytes ? (double)s->raw_bytes / s->file_bytes : 0;
 	uint64_t lost = 0, ovr = 0;
 
@@ -691,9 +694,10 @@ static int cmd_status(int argc, char **argv)
 			       (unsigned long long)s->spooled, (unsigned long long)s->spool_peak);
 		if (s->flags & CTL_STATUS_F_STORED)
 			printf("\"chunks_stored\": %u, ", s->stored);
-		if (trig_missed)
-			printf("\"trigger_markers_missed\": %llu, \"trigger_events_lost\": %llu, ",
-			       trig_markers, trig_events);
+		if (trig_missed && strcmp(trig_m, "-"))
+			printf("\"trigger_markers_missed\": %s, ", trig_m);
+		if (trig_missed && strcmp(trig_e, "-"))
+			printf("\"trigger_events_lost\": %s, ", trig_e);
 		print_triggers(str[6], 1);
 		printf("\"cpus\": [");
 		for (uint32_t i = 0; i < ncpus; i++)
@@ -753,10 +757,15 @@ static int cmd_status(int argc, char **argv)
 		printf("  last boot:    %s\n", str[7]);
 	print_triggers(str[6], 0);
 	/* what the triggers could not look at: a match among them fired nothing */
-	if (trig_missed)
-		printf("  triggers missed: %llu markers not looked at (the module's watch queue "
-		       "was full), %llu trigger events overwritten unread\n", trig_markers,
-		       trig_events);
+	if (trig_missed) {
+		printf("  triggers missed:");
+		if (strcmp(trig_m, "-"))
+			printf(" %s markers not looked at (the module's watch queue was full)%s",
+			       trig_m, strcmp(trig_e, "-") ? "," : "");
+		if (strcmp(trig_e, "-"))
+			printf(" %s trigger events overwritten unread", trig_e);
+		printf("\n");
+	}
 	printf("  %4s %12s %10s %10s %10s %12s\n", "CPU", "entries", "overrun", "lost", "pages",
 	       "bytes");
 	for (uint32_t i = 0; i < ncpus; i++)

@@ -98,7 +98,6 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 	struct ctl_status_req req = { 0 };
 	struct capture_status st = { 0 };
 	char trig[16384];
-	unsigned long long tm, te;
 	char missed[48];
 	size_t off, n, room;
 	uint32_t total = 0;
@@ -128,9 +127,7 @@ static void h_status(void *ctx, const struct ctl_peer *peer, const void *pl, uin
 		}
 	}
 	dmn_triggers_status(d, trig, sizeof(trig));
-	missed[0] = 0;
-	if (dmn_triggers_missed(d, &tm, &te))
-		snprintf(missed, sizeof(missed), "%llu %llu", tm, te);
+	dmn_triggers_missed(d, missed, sizeof(missed));
 	off = what_strings(d, strs, sizeof(strs));
 	put_str(strs, sizeof(strs), &off, d->last_err);
 	put_str(strs, sizeof(strs), &off, trig);

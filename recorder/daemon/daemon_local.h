@@ -122,8 +122,7 @@ int dmn_triggers_start(struct recd *d);
 void dmn_triggers_stop(struct recd *d);
 /* Status lines, one a trigger: "TEXT\tfired\tjoined\tsuppressed\tlast file\n". */
 void dmn_triggers_status(struct recd *d, char *buf, size_t len);
-bool dmn_triggers_missed(struct recd *d, unsigned long long *markers,
-			 unsigned long long *events);
+void dmn_triggers_missed(struct recd *d, char *buf, size_t len);
 void dmn_h_trigger(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,
 		   struct ctl_reply *r);
 

@@ -340,16 +340,23 @@ void dmn_triggers_status(struct recd *d, char *buf, size_t len)
 }
 
 /*
- * What the armed triggers could not look at, so far: markers the module's watch had
- * no room for (@markers), trigger events overwritten in the trigger instance before
- * they were read (@events). False when neither watch is open.
+ * What the armed triggers could not look at since they were armed, as status says it
+ * (ctl_proto.h): "MARKERS EVENTS", markers the module's watch had no room for and
+ * trigger events overwritten in the trigger instance before they were read, "-" for
+ * a watch not open; "" when neither is.
  */
-bool dmn_triggers_missed(struct recd *d, unsigned long long *markers,
-			 unsigned long long *events)
+void dmn_triggers_missed(struct recd *d, char *buf, size_t len)
 {
-	*markers = d->mw ? marker_watch_missed(d->mw) : 0;
-	*events = d->tw ? trigger_watch_lost(d->tw) : 0;
-	return d->mw || d->tw;
+	char m[24] = "-", e[24] = "-";
+
+	buf[0] = 0;
+	if (!d->mw && !d->tw)
+		return;
+	if (d->mw)
+		snprintf(m, sizeof(m), "%llu", marker_watch_missed(d->mw));
+	if (d->tw)
+		snprintf(e, sizeof(e), "%llu", trigger_watch_lost(d->tw));
+	snprintf(buf, len, "%s %s", m, e);
 }
 
 void dmn_h_trigger(void *ctx, const struct ctl_peer *peer, const void *pl, uint32_t len,

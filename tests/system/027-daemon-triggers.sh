@@ -182,14 +182,13 @@ out=$(recd trigger nosuch 2>&1); rc=$?
 t_eq "unknown command trigger: exit 1" "$rc" 1
 t_eq "unknown command trigger: says so" "$out" "recorderd: failed: no trigger command:nosuch is configured"
 t_check "status lists the triggers" grep -q "^    command:snap  *[1-9]" <<<"$(recd status)"
-# no module here: nothing for a marker watch to miss; the trigger instance's count
+# the trigger instance's count; no module here, so no marker watch to miss anything
 t_check "status says what the triggers missed" grep -qE \
-	"^  triggers missed: 0 markers not looked at .*, [0-9]+ trigger events overwritten unread$" \
-	<<<"$(recd status)"
+	"^  triggers missed: [0-9]+ trigger events overwritten unread$" <<<"$(recd status)"
 t_check "status --json: what the triggers missed" "$PY" -c "
 import json, sys
 d = json.loads(sys.argv[1])
-assert d['trigger_markers_missed'] == 0 and d['trigger_events_lost'] >= 0" "$(recd status --json)"
+assert d['trigger_events_lost'] >= 0 and 'trigger_markers_missed' not in d" "$(recd status --json)"
 
 # --- storm: the cooldown gives one file, the window counts the rest ---------------
 before=$(ls "$OUT"/trig-*.dat | wc -l)
