@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,22 +206,10 @@ static int write_compact(struct v7_writer *w, int old)
 	return ret;
 }
 
-/* "DIR/.NAME.finishing" for @path. */
-static char *finishing_name(const char *path)
-{
-	char *d = strdup(path), *b = strdup(path), *out = NULL;
-
-	if (d && b && asprintf(&out, "%s/.%s.finishing", dirname(d), basename(b)) < 0)
-		out = NULL;
-	free(d);
-	free(b);
-	return out;
-}
-
 /* Builds the compact file beside the original and renames it over it. */
 static int compact_beside(struct v7_writer *w)
 {
-	char *tmp = finishing_name(w->path);
+	char *tmp = fio_beside_name(w->path, "finishing");
 	int old = w->fd, fd, ret;
 	struct stat st;
 

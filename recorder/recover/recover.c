@@ -25,7 +25,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -389,18 +388,6 @@ static long long count_events(const char *path)
 	return n;
 }
 
-/* "DIR/.NAME.SUFFIX" for @path, or NULL. */
-static char *beside_name(const char *path, const char *suffix)
-{
-	char *d = strdup(path), *b = strdup(path), *name = NULL;
-
-	if (d && b && asprintf(&name, "%s/.%s.%s", dirname(d), basename(b), suffix) < 0)
-		name = NULL;
-	free(d);
-	free(b);
-	return name;
-}
-
 /*
  * Removes what a kill can leave beside @path: a finish's compact copy, or recover's
  * own repaired file not yet checked (and the compact copy of that).
@@ -411,9 +398,9 @@ static bool remove_stray(const char *path, int dry_run)
 	bool found = false;
 
 	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-		char *stray = beside_name(path, suffix[i]), *compact;
+		char *stray = fio_beside_name(path, suffix[i]), *compact;
 
-		compact = stray ? beside_name(stray, "finishing") : NULL;
+		compact = stray ? fio_beside_name(stray, "finishing") : NULL;
 		if (stray && !access(stray, F_OK)) {
 			found = true;
 			if (!dry_run)
@@ -437,7 +424,7 @@ static bool remove_stray(const char *path, int dry_run)
  */
 static long long rebuild_checked(struct rec *r, const char *dest, bool replace)
 {
-	char *tmp = beside_name(dest, "recovering");
+	char *tmp = fio_beside_name(dest, "recovering");
 	long long after = -1;
 	int ret;
 

@@ -206,6 +206,17 @@ int fio_sync_dir_of(const char *path)
 	return ret;
 }
 
+char *fio_beside_name(const char *path, const char *suffix)
+{
+	char *d = strdup(path), *b = strdup(path), *name = NULL;
+
+	if (d && b && asprintf(&name, "%s/.%s.%s", dirname(d), basename(b), suffix) < 0)
+		name = NULL;
+	free(d);
+	free(b);
+	return name;
+}
+
 int fio_open_tmp_beside(const char *path, int mode)
 {
 	char *d = strdup(path);

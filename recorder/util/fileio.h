@@ -19,6 +19,9 @@ int fio_pread_all(int fd, void *buf, size_t len, uint64_t off);
 /* All @len bytes at @off: 0 or -errno (-EIO when nothing could be written). */
 int fio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 
+/* "DIR/.NAME.@suffix" for @path DIR/NAME (malloc'd), or NULL: a work file beside it. */
+char *fio_beside_name(const char *path, const char *suffix);
+
 /*
  * An unnamed file (O_TMPFILE) in the directory of @path, so that it can be linked or
  * renamed there once complete: an fd, or -errno.
