@@ -388,32 +388,28 @@ static long long count_events(const char *path)
 	return n;
 }
 
+/* Removes @name (freed) if it is there, unless @dry_run; whether it was there. */
+static bool remove_if_there(char *name, int dry_run)
+{
+	bool there = name && !access(name, F_OK);
+
+	if (there && !dry_run)
+		unlink(name);
+	free(name);
+	return there;
+}
+
 /*
  * Removes what a kill can leave beside @path: a finish's compact copy, or recover's
- * own repaired file not yet checked (and the compact copy of that).
+ * own repaired file not yet checked (and the compact copy its finish was making).
  */
 static bool remove_stray(const char *path, int dry_run)
 {
-	static const char *const suffix[] = { "finishing", "recovering" };
-	bool found = false;
+	char *rec = fio_beside_name(path, "recovering");
+	bool found = remove_if_there(fio_beside_name(path, "finishing"), dry_run);
 
-	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-		char *stray = fio_beside_name(path, suffix[i]), *compact;
-
-		compact = stray ? fio_beside_name(stray, "finishing") : NULL;
-		if (stray && !access(stray, F_OK)) {
-			found = true;
-			if (!dry_run)
-				unlink(stray);
-		}
-		if (compact && !access(compact, F_OK)) {
-			found = true;
-			if (!dry_run)
-				unlink(compact);
-		}
-		free(compact);
-		free(stray);
-	}
+	found |= remove_if_there(rec ? fio_beside_name(rec, "finishing") : NULL, dry_run);
+	found |= remove_if_there(rec, dry_run);
 	return found;
 }
 

@@ -341,6 +341,39 @@ TEST(too_many_formats_refused)
 	crashed_free(&c);
 }
 
+/*
+ * What a kill leaves beside a file (a finish's compact copy; recover's own copy not
+ * yet checked, and the compact copy of that) is removed, and the file left as it is.
+ */
+TEST(strays_removed)
+{
+	static const char *const stray[] = {
+		".t.dat.finishing", ".t.dat.recovering", "..t.dat.recovering.finishing",
+	};
+	struct crashed c;
+	char name[200];
+	int fd;
+
+	ASSERT_EQ(0, make_crashed(&c, V7_COMP_ZSTD, 0x3, true, false));
+	for (size_t i = 0; i < sizeof(stray) / sizeof(stray[0]); i++) {
+		snprintf(name, sizeof(name), "%s/%s", c.dir, stray[i]);
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		ASSERT_LE(0, fd);
+		close(fd);
+	}
+	EXPECT_EQ(0, recover_file(c.path, NULL, RECOVER_CHECK));
+	for (size_t i = 0; i < sizeof(stray) / sizeof(stray[0]); i++) {
+		snprintf(name, sizeof(name), "%s/%s", c.dir, stray[i]);
+		EXPECT_EQ(0, access(name, F_OK)) TH_LOG("--check removed %s", stray[i]);
+	}
+	EXPECT_EQ(0, recover_file(c.path, NULL, 0));
+	for (size_t i = 0; i < sizeof(stray) / sizeof(stray[0]); i++) {
+		snprintf(name, sizeof(name), "%s/%s", c.dir, stray[i]);
+		EXPECT_NE(0, access(name, F_OK)) TH_LOG("%s left", stray[i]);
+	}
+	crashed_free(&c);
+}
+
 /* A finished, valid file is left as it is. */
 TEST(valid_untouched)
 {
