@@ -27,6 +27,7 @@ struct splice_cpu {
 	int		fd;		/* trace_pipe_raw, -1: CPU absent */
 	int		pipe[2];
 	size_t		in_pipe;	/* bytes spliced in, not yet taken out (whole pages) */
+	char		*held;		/* a flush's partly written page the file refused */
 	uint64_t	pages;
 };
 
@@ -77,6 +78,10 @@ static void splice_close(struct source *s)
 			close(c->pipe[0]);
 		if (c->pipe[1] >= 0)
 			close(c->pipe[1]);
+		if (c->held)
+			log_warn("splice source: CPU %d: a page of events the file refused is lost",
+				 i);
+		free(c->held);
 	}
 	free(ss->cpus);
 	free(ss->page);
@@ -235,9 +240,47 @@ static int pipe_to_sink(struct source_splice *ss, struct splice_cpu *c,
 	return 0;
 }
 
+/* A page from memory to byte @at of a file sink: 0 or -errno. */
+static int page_to_file(const struct page_sink *k, const char *page, unsigned int page_size,
+			size_t at)
+{
+	ssize_t r;
+
+	do {
+		r = pwrite(k->fd, page, page_size, k->off + (off_t)at);
+	} while (r < 0 && errno == EINTR);
+	if (r == (ssize_t)page_size)
+		return 0;
+	return r < 0 ? -errno : -ENOSPC;	/* short: the file system's room ran out */
+}
+
+/*
+ * The page a sink refused at a flush, to byte @at of this one: the oldest of its
+ * CPU's events (the pipe was empty then), so it goes first. 1, 0 (none) or -errno.
+ */
+static int held_to_sink(struct source_splice *ss, struct splice_cpu *c,
+			const struct page_sink *k, size_t at)
+{
+	int ret;
+
+	if (!c->held)
+		return 0;
+	if (k->mem) {
+		memcpy(k->mem + at, c->held, ss->s.page_size);
+	} else {
+		ret = page_to_file(k, c->held, ss->s.page_size, at);
+		if (ret)
+			return ret;
+	}
+	free(c->held);
+	c->held = NULL;
+	return 1;
+}
+
 /*
  * At flush: the partly written page, copied out by the kernel, to byte @at of the
- * sink. 1, 0 (none) or -errno.
+ * sink. 1, 0 (none) or -errno. The kernel counts it read once copied out: a file
+ * that refuses it (a full disk) leaves it held for the next sink, not lost.
  */
 static int partial_to_sink(struct source_splice *ss, struct splice_cpu *c,
 			   const struct page_sink *k, size_t at)
@@ -245,6 +288,7 @@ static int partial_to_sink(struct source_splice *ss, struct splice_cpu *c,
 	unsigned int page_size = ss->s.page_size;
 	char *dst = k->mem ? k->mem + at : ss->page;
 	ssize_t r;
+	int ret;
 
 	do {
 		r = read(c->fd, dst, page_size);
@@ -255,8 +299,21 @@ static int partial_to_sink(struct source_splice *ss, struct splice_cpu *c,
 		return 0;
 	if ((size_t)r != page_size)
 		return -EIO;	/* we always ask for a whole page */
-	if (!k->mem && pwrite(k->fd, dst, page_size, k->off + (off_t)at) != (ssize_t)page_size)
-		return errno ? -errno : -EIO;
+	if (k->mem)
+		return 1;
+	ret = page_to_file(k, dst, page_size, at);
+	if (ret) {
+		c->held = ss->page;
+		ss->page = malloc(page_size);
+		if (!ss->page) {
+			/* no bounce page: the next flush waits for this one to go out */
+			ss->page = c->held;
+			c->held = NULL;
+			log_warn("splice source: CPU %d: a page of events the file refused is lost",
+				 (int)(c - ss->cpus));
+		}
+		return ret;
+	}
 	return 1;
 }
 
@@ -273,8 +330,12 @@ static ssize_t move_pages(struct source *s, int cpu, const struct page_sink *k, 
 	ssize_t err = 0;
 	int ret;
 
-	if (c->fd < 0)
+	if (c->fd < 0 || !max)
 		return 0;
+	ret = held_to_sink(ss, c, k, 0);
+	if (ret < 0)
+		return ret;
+	n = (size_t)ret;
 	while (n < max) {
 		size_t take;
 
