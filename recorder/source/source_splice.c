@@ -207,8 +207,43 @@ static void pipe_realign(struct source_splice *ss, struct splice_cpu *c)
 }
 
 /*
+ * After a failed move to the sink that got the first @got bytes of a page: the page
+ * again, whole, held for the next sink (its start read back from this sink, the rest
+ * from the pipe). 0, or -1 when it cannot be (the rest is then left to pipe_realign).
+ */
+static int hold_torn_page(struct source_splice *ss, struct splice_cpu *c,
+			  const struct page_sink *k, size_t at, size_t got)
+{
+	size_t page_size = ss->s.page_size, part = page_size - got;
+	char *page = malloc(page_size);
+	ssize_t r;
+
+	if (!page)
+		return -1;
+	if (k->mem)
+		memcpy(page, k->mem + at - got, got);
+	else if (pread(k->fd, page, got, k->off + (off_t)(at - got)) != (ssize_t)got)
+		goto fail;
+	while (part) {
+		r = read(c->pipe[0], page + page_size - part, part);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			goto fail;
+		part -= (size_t)r;
+		c->in_pipe -= (size_t)r;
+	}
+	c->held = page;
+	return 0;
+fail:
+	free(page);
+	return -1;
+}
+
+/*
  * Moves exactly @len bytes (whole pages, in the pipe) to byte @at of the sink; on an
- * error, *@pages = the whole pages that made it.
+ * error, *@pages = the whole pages that made it, and a page the sink took part of is
+ * held whole for the next one.
  */
 static int pipe_to_sink(struct source_splice *ss, struct splice_cpu *c,
 			const struct page_sink *k, size_t at, size_t len, size_t *pages)
@@ -229,6 +264,9 @@ static int pipe_to_sink(struct source_splice *ss, struct splice_cpu *c,
 			int err = r < 0 ? -errno : -EIO;
 
 			*pages = (at - start) / ss->s.page_size;
+			if ((at - start) % ss->s.page_size &&
+			    !hold_torn_page(ss, c, k, at, (at - start) % ss->s.page_size))
+				return err;
 			pipe_realign(ss, c);
 			return err;
 		}

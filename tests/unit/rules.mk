@@ -9,8 +9,8 @@ $(B)/tests/test_capture_pump: LDFLAGS += -Wl,--wrap=capture_service,--wrap=captu
 $(B)/tests/test_capture_rotate: LDFLAGS += -Wl,--wrap=source_find
 # test_recover cuts the rebuild's read of the streams short.
 $(B)/tests/test_recover: LDFLAGS += -Wl,--wrap=v7d_stream
-# test_source_splice has the file refuse a flush's page.
-$(B)/tests/test_source_splice: LDFLAGS += -Wl,--wrap=pwrite
+# test_source_splice has the file refuse a flush's page, or take half a page.
+$(B)/tests/test_source_splice: LDFLAGS += -Wl,--wrap=pwrite,--wrap=splice
 # test_mmap_ring plays a kernel whose writer grows the page at each GET_READER.
 $(B)/tests/test_mmap_ring: LDFLAGS += -Wl,--wrap=ioctl
 # test_loop once more with ASan: a handler that grows the slot array moves it, and the

@@ -3,7 +3,8 @@
  * The splice source's zero-copy path (host tracefs, an instance of our own). At a
  * flush the page the kernel is still filling is copied out with read(), which the
  * kernel counts as read: when the file then refuses it (a full disk), the page must
- * wait for the next file, not go. pwrite() fails on demand (--wrap=pwrite, rules.mk).
+ * wait for the next file, not go; so must a whole page the file took part of.
+ * pwrite() and splice() fail on demand (--wrap, rules.mk).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,9 @@
 #include "util/log.h"
 
 ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
+ssize_t __real_splice(int in, loff_t *in_off, int out, loff_t *out_off, size_t n,
+		      unsigned int flags);
+static size_t splice_cut;	/* a splice to a file moves this much, the next fails */
 static int pwrite_fails;	/* pwrite()s to fail with ENOSPC from now on */
 
 ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
@@ -32,6 +36,21 @@ ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
 		return -1;
 	}
 	return __real_pwrite(fd, buf, n, off);
+}
+
+ssize_t __wrap_splice(int in, loff_t *in_off, int out, loff_t *out_off, size_t n,
+		      unsigned int flags)
+{
+	if (out_off && splice_cut) {
+		if (splice_cut == (size_t)-1) {
+			splice_cut = 0;
+			errno = ENOSPC;
+			return -1;
+		}
+		n = n < splice_cut ? n : splice_cut;
+		splice_cut = (size_t)-1;
+	}
+	return __real_splice(in, in_off, out, out_off, n, flags);
 }
 
 FIXTURE(spl) {
@@ -137,6 +156,54 @@ TEST_F(spl, refused_partial_page_goes_to_the_next_file)
 	EXPECT_EQ(2, r);
 	EXPECT_TRUE(page_holds(self->fd, s->page_size, 0, "older"));
 	EXPECT_TRUE(page_holds(self->fd, s->page_size, 1, "newer"));
+	source_close(s);
+}
+
+TEST_F(spl, torn_page_goes_whole_to_the_next_file)
+{
+	struct source_params p = { .instance = self->name };
+	char text[32], *data;
+	size_t len, at = 0;
+	struct source *s;
+	int err = 0, i;
+	ssize_t r;
+
+	if (setup_skipped(_metadata))
+		return;
+	s = source_open(&source_splice_ops, &p, &err);
+	ASSERT_NE(NULL, s);
+	/* some whole pages for splice to move, the writer on the last */
+	for (i = 0; i < 400; i++) {
+		snprintf(text, sizeof(text), "torn-%04d.", i);
+		ASSERT_EQ(0, write_marker(self->inst, text));
+	}
+
+	/* the file takes half of the first page, then is full */
+	log_max_level = LOG_LVL_ERR;
+	splice_cut = s->page_size / 2;
+	r = s->ops->splice_pages(s, 0, self->fd, 0, 64, 0);
+	EXPECT_EQ(-ENOSPC, r);
+	EXPECT_EQ(0, splice_cut);
+
+	/* the next file gets every page whole, the torn one first */
+	r = s->ops->splice_pages(s, 0, self->fd, 0, 64, 1);
+	ASSERT_LE(3, r);
+	len = (size_t)r * s->page_size;
+	data = malloc(len);
+	ASSERT_NE(NULL, data);
+	ASSERT_EQ((ssize_t)len, pread(self->fd, data, len, 0));
+	for (i = 0; i < 400; i++) {
+		char *hit;
+
+		snprintf(text, sizeof(text), "torn-%04d.", i);
+		hit = memmem(data + at, len - at, text, strlen(text));
+		EXPECT_NE(NULL, hit) {
+			TH_LOG("marker %d missing or out of order", i);
+			break;
+		}
+		at = (size_t)(hit - data);
+	}
+	free(data);
 	source_close(s);
 }
 
