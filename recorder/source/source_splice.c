@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/fileio.h"
 #include "util/log.h"
 #include "source.h"
 #include "format/meta.h"
@@ -27,7 +28,7 @@ struct splice_cpu {
 	int		fd;		/* trace_pipe_raw, -1: CPU absent */
 	int		pipe[2];
 	size_t		in_pipe;	/* bytes spliced in, not yet taken out (whole pages) */
-	char		*held;		/* a flush's partly written page the file refused */
+	char		*held;		/* a whole page the file refused: goes first next time */
 	uint64_t	pages;
 };
 
@@ -222,7 +223,7 @@ static int hold_torn_page(struct source_splice *ss, struct splice_cpu *c,
 		return -1;
 	if (k->mem)
 		memcpy(page, k->mem + at - got, got);
-	else if (pread(k->fd, page, got, k->off + (off_t)(at - got)) != (ssize_t)got)
+	else if (fio_pread_all(k->fd, page, got, (uint64_t)k->off + at - got))
 		goto fail;
 	while (part) {
 		r = read(c->pipe[0], page + page_size - part, part);
@@ -278,20 +279,6 @@ static int pipe_to_sink(struct source_splice *ss, struct splice_cpu *c,
 	return 0;
 }
 
-/* A page from memory to byte @at of a file sink: 0 or -errno. */
-static int page_to_file(const struct page_sink *k, const char *page, unsigned int page_size,
-			size_t at)
-{
-	ssize_t r;
-
-	do {
-		r = pwrite(k->fd, page, page_size, k->off + (off_t)at);
-	} while (r < 0 && errno == EINTR);
-	if (r == (ssize_t)page_size)
-		return 0;
-	return r < 0 ? -errno : -ENOSPC;	/* short: the file system's room ran out */
-}
-
 /*
  * The page a sink refused at a flush, to byte @at of this one: the oldest of its
  * CPU's events (the pipe was empty then), so it goes first. 1, 0 (none) or -errno.
@@ -306,7 +293,7 @@ static int held_to_sink(struct source_splice *ss, struct splice_cpu *c,
 	if (k->mem) {
 		memcpy(k->mem + at, c->held, ss->s.page_size);
 	} else {
-		ret = page_to_file(k, c->held, ss->s.page_size, at);
+		ret = fio_pwrite_all(k->fd, c->held, ss->s.page_size, (uint64_t)k->off + at);
 		if (ret)
 			return ret;
 	}
@@ -339,12 +326,12 @@ static int partial_to_sink(struct source_splice *ss, struct splice_cpu *c,
 		return -EIO;	/* we always ask for a whole page */
 	if (k->mem)
 		return 1;
-	ret = page_to_file(k, dst, page_size, at);
+	ret = fio_pwrite_all(k->fd, dst, page_size, (uint64_t)k->off + at);
 	if (ret) {
 		c->held = ss->page;
 		ss->page = malloc(page_size);
 		if (!ss->page) {
-			/* no bounce page: the next flush waits for this one to go out */
+			/* no memory for a new bounce page: keep it, and lose the page */
 			ss->page = c->held;
 			c->held = NULL;
 			log_warn("splice source: CPU %d: a page of events the file refused is lost",
