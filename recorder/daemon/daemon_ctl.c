@@ -229,15 +229,12 @@ int dmn_flight_open(struct recd *d)
 	return 0;
 }
 
-/* At stop: the flight recorder's last contents go to a file too (nothing is lost). */
-void dmn_flight_close(struct recd *d)
+/* The flight recorder's ring to a new file; tracing keeps running. */
+static int flight_save(struct recd *d)
 {
 	char path[PATH_MAX];
-	int ret;
+	int ret = dmn_new_file_path(d, path, sizeof(path));
 
-	if (!d->fl)
-		return;
-	ret = dmn_new_file_path(d, path, sizeof(path));
 	/*
 	 * The ring is read only with room for all of it: what a failed snapshot read would
 	 * go with the daemon, where unread it stays in the instance.
@@ -246,12 +243,24 @@ void dmn_flight_close(struct recd *d)
 		ret = flight_room(d->fl, d->cfg.output_dir);
 	if (!ret)
 		ret = flight_take(d, path, NULL);
+	if (!ret) {
+		snprintf(d->cur, sizeof(d->cur), "%s", path);
+		log_info("flight recorder saved to %s", path);
+	}
+	return ret;
+}
+
+/* At stop: the flight recorder's last contents go to a file too (nothing is lost). */
+void dmn_flight_close(struct recd *d)
+{
+	int ret;
+
+	if (!d->fl)
+		return;
+	ret = flight_save(d);
 	if (ret) {
 		dmn_set_error(d, "final snapshot at stop", ret);
 		d->exit_code = 1;
-	} else {
-		snprintf(d->cur, sizeof(d->cur), "%s", path);
-		log_info("flight recorder saved to %s", path);
 	}
 	/* Unsaved, the ring stays for the next start or salvage to take over. */
 	if (ret && d->cfg.instance) {
@@ -444,40 +453,95 @@ static void keep_restart_keys(struct rec_config *nc, struct rec_config *old)
 	nc->mode = old->mode;
 }
 
+/* @d runs with @c again: the configuration its capture was started with. */
+static void use_config(struct recd *d, const struct rec_config *c)
+{
+	config_free(&d->cfg);
+	config_copy(&d->cfg, c);
+	log_max_level = d->cfg.log_level;
+	dmn_set_tick(d, d->cfg.period_ms);
+}
+
 /*
- * Restarts what is captured with @d->cfg; when that fails, with @old again, so that
+ * Restarts what is captured with @d->cfg (@flight: the tracefs flight recorder, whose
+ * ring is saved and stopped already); when that fails, with @old again, so that
  * capturing goes on whatever the new configuration holds. Return: 0; -EINVAL when the
  * new settings failed (@why says why) and the old ones run again; -EIO when neither
  * runs (the daemon has to stop).
  */
-static int restart_or_fall_back(struct recd *d, struct rec_config *old, int restart,
-				char *why, size_t len)
+static int restart_or_fall_back(struct recd *d, const struct rec_config *old, int restart,
+				bool flight, char *why, size_t len)
 {
+	char cur[sizeof(d->cur)];
 	int ret = 0;
 
 	log_mark_errors();
-	if (d->fl) {
-		/* Save what the buffer holds, then restart it with the new settings. */
-		dmn_flight_close(d);
+	snprintf(cur, sizeof(cur), "%s", d->cur);
+	if (flight)
 		ret = dmn_flight_open(d);
-	} else if (dmn_next_file(d, "configuration reloaded", restart == 2)) {
+	else if (dmn_next_file(d, "configuration reloaded", restart == 2))
 		ret = -EIO;
-	}
 	snprintf(why, len, "%s", log_first_error()[0] ? log_first_error() :
 		 ret ? strerror(-ret) : "the capture did not start");
-	if (d->fl || d->cap)
-		return ret ? -EINVAL : 0;	/* a file switch that failed left it running */
+	if (d->fl || (d->cap && (!ret || strcmp(cur, d->cur))))
+		return 0;
+	if (d->cap) {
+		/* No next file (its directory or name failed): the old capture runs on. */
+		use_config(d, old);
+		return -EINVAL;
+	}
 	log_err("the new configuration does not capture (%s): going on with the old one",
 		why);
-	config_free(&d->cfg);
-	config_copy(&d->cfg, old);
-	log_max_level = d->cfg.log_level;
-	dmn_set_tick(d, d->cfg.period_ms);
-	if (d->cfg.mode == CONFIG_MODE_FLIGHT && strcmp(d->cfg.source, "kmod")) {
+	use_config(d, old);
+	if (flight) {
 		if (!dmn_flight_open(d))
 			return -EINVAL;
 	}
 	return dmn_next_file(d, "old configuration restored", 1) ? -EIO : -EINVAL;
+}
+
+/* The old settings again after a reload that cannot apply: its triggers too. */
+static int reload_refused(struct recd *d, struct rec_config *nc, const char *why,
+			  char *msg, size_t len)
+{
+	config_free(nc);
+	if (dmn_triggers_start(d))
+		log_err("the triggers do not start again: no triggers armed");
+	snprintf(msg, len, "reload failed, old configuration kept: %s", why);
+	log_err("%s", msg);
+	return -EINVAL;
+}
+
+/*
+ * The tracefs flight recorder before a reload that changes what it captures (@nc) or
+ * where: a directory it cannot make would show only at a snapshot, so it is made now;
+ * a new directory or name alone needs no restart (*@restart = 0); else its ring goes
+ * to a file under the old settings, and it stops. Return: 0, else -errno (@why says
+ * why) and the recorder records on, untouched: a restart would clear its ring.
+ */
+static int flight_stop_for_reload(struct recd *d, const struct rec_config *nc, int *restart,
+				  char *why, size_t len)
+{
+	int ret = rotate_mkdir_p(nc->output_dir, nc->group_gid);
+
+	if (ret) {
+		snprintf(why, len, "cannot make %s (%s)", nc->output_dir, strerror(-ret));
+		return ret;
+	}
+	if (*restart == 1) {
+		*restart = 0;
+		return 0;
+	}
+	ret = flight_save(d);
+	if (ret) {
+		snprintf(why, len, "the flight recorder's ring cannot be saved (%s)",
+			 strerror(-ret));
+		return ret;
+	}
+	daemon_lock_note(NULL, NULL);
+	flight_stop(d->fl);
+	d->fl = NULL;
+	return 0;
 }
 
 static int reload(struct recd *d, char *msg, size_t len)
@@ -485,6 +549,7 @@ static int reload(struct recd *d, char *msg, size_t len)
 	struct rec_config nc, old;
 	char err[CONFIG_ERR_LEN], why[256] = "";
 	const char *key;
+	bool flight = false;
 	int ret, restart;
 
 	if (config_build(&nc, d->cfg_path, d->ov, d->nov, err)) {
@@ -494,21 +559,27 @@ static int reload(struct recd *d, char *msg, size_t len)
 	}
 	key = restart_key_changed(&d->cfg, &nc);
 	restart = capture_changed(&d->cfg, &nc);
-	/* Keys that need a restart keep their old value; the rest apply now. */
-	if (key)
-		keep_restart_keys(&nc, &d->cfg);
+	if (!d->fl && !d->cap)
+		restart = 0;
 	/* An open window gets its file first, under the old settings; then anew. */
 	dmn_triggers_stop(d);
+	if (restart && d->fl) {
+		ret = flight_stop_for_reload(d, &nc, &restart, why, sizeof(why));
+		if (ret)
+			return reload_refused(d, &nc, why, msg, len);
+		flight = !d->fl;
+	}
 	config_copy(&old, &d->cfg);
+	/* Keys that need a restart keep their old value; the rest apply now. */
+	if (key)
+		keep_restart_keys(&nc, &d->cfg);	/* d->cfg is replaced just below */
 	config_free(&d->cfg);
 	d->cfg = nc;
 	log_max_level = d->cfg.log_level;
 	dmn_set_tick(d, d->cfg.period_ms);
 	ret = 0;
-	if (restart && (d->fl || d->cap))
-		ret = restart_or_fall_back(d, &old, restart, why, sizeof(why));
-	else
-		restart = 0;
+	if (restart)
+		ret = restart_or_fall_back(d, &old, restart, flight, why, sizeof(why));
 	if (ret != -EIO && dmn_triggers_start(d)) {
 		/* Everything else applies; the triggers stay as they were. */
 		snprintf(why, sizeof(why), "%s", d->last_err);
