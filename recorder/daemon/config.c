@@ -287,11 +287,48 @@ static int set_events(struct rec_config *c, const char *val, char *err)
 	return ret;
 }
 
+#define DIGIT "[0-9]"
+#define PATTERN_CONVS "%Y %y %m %d %j %H %M %S %s %# %%"
+
+/*
+ * The conversions of a file_pattern, each with the glob of what it gives: digits
+ * only, so that no name holds a '/' and the budget's glob matches our names alone
+ * ("%S.dat" must not delete every .dat in the directory).
+ */
+static const struct pattern_conv {
+	char		conv;
+	const char	*glob;
+} pattern_convs[] = {
+	{ 'Y', DIGIT DIGIT DIGIT DIGIT }, { 'y', DIGIT DIGIT }, { 'm', DIGIT DIGIT },
+	{ 'd', DIGIT DIGIT }, { 'j', DIGIT DIGIT DIGIT }, { 'H', DIGIT DIGIT },
+	{ 'M', DIGIT DIGIT }, { 'S', DIGIT DIGIT },
+	/* seconds since 1970: ten digits until 2286 */
+	{ 's', DIGIT DIGIT DIGIT DIGIT DIGIT DIGIT DIGIT DIGIT DIGIT DIGIT },
+	/* the sequence number, "%04u": four digits or more */
+	{ '#', DIGIT DIGIT DIGIT DIGIT "*" },
+	{ '%', "%" },
+};
+
+static const struct pattern_conv *find_conv(char conv)
+{
+	for (size_t i = 0; i < sizeof(pattern_convs) / sizeof(pattern_convs[0]); i++)
+		if (pattern_convs[i].conv == conv)
+			return &pattern_convs[i];
+	return NULL;
+}
+
 static int check_pattern(const char *p, char *err)
 {
 	if (!*p || strchr(p, '/')) {
 		snprintf(err, CONFIG_ERR_LEN, "file_pattern '%s' must be a file name, no '/'", p);
 		return -EINVAL;
+	}
+	for (const char *q = strchr(p, '%'); q; q = strchr(q + 2, '%')) {
+		if (!find_conv(q[1])) {
+			snprintf(err, CONFIG_ERR_LEN, "file_pattern '%s': %%%.1s is not one of %s",
+				 p, q + 1, PATTERN_CONVS);
+			return -EINVAL;
+		}
 	}
 	if (!strstr(p, "%#") && !strstr(p, "%S")) {
 		snprintf(err, CONFIG_ERR_LEN,
@@ -602,14 +639,16 @@ int config_file_glob(const struct rec_config *c, char *buf, size_t len)
 	while (*p) {
 		if (n + 2 >= len)
 			return -ENAMETOOLONG;
-		if (p[0] == '%' && p[1] == '%') {
-			buf[n++] = '%';
+		if (p[0] == '%' && find_conv(p[1])) {
+			const char *g = find_conv(p[1])->glob;
+
+			if (n + strlen(g) >= len)
+				return -ENAMETOOLONG;
+			memcpy(buf + n, g, strlen(g));
+			n += strlen(g);
 			p += 2;
-		} else if (p[0] == '%' && p[1]) {
-			/* Any conversion: collapse runs of '*' to keep the glob simple. */
-			if (!n || buf[n - 1] != '*')
-				buf[n++] = '*';
-			p += 2;
+		} else if (p[0] == '%') {
+			return -EINVAL;		/* check_pattern() lets none through */
 		} else if (strchr("*?[\\", *p)) {
 			buf[n++] = '\\';
 			buf[n++] = *p++;

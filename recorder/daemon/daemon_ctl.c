@@ -411,6 +411,9 @@ static const char *restart_key_changed(const struct rec_config *a, const struct 
 		return "socket";
 	if (strcmp(a->pidfile ? a->pidfile : "", b->pidfile ? b->pidfile : ""))
 		return "pidfile";
+	/* the socket's group is set when it is made, and files must follow it */
+	if (a->group_gid != b->group_gid)
+		return "group";
 	return NULL;
 }
 
@@ -450,6 +453,8 @@ static void keep_restart_keys(struct rec_config *nc, struct rec_config *old)
 	swap_str(&nc->socket, &old->socket);
 	swap_str(&nc->pidfile, &old->pidfile);
 	swap_str(&nc->log_file, &old->log_file);
+	swap_str(&nc->group, &old->group);
+	nc->group_gid = old->group_gid;
 	nc->mode = old->mode;
 }
 

@@ -17,6 +17,17 @@
 #include "rotate.h"
 #include "trigger.h"
 
+/*
+ * An existing directory given to the group: only one private to us, the kind we make
+ * (0750) or a unit's StateDirectory=; never a shared one such as /var/tmp or /run.
+ */
+static bool ours_to_share(const char *dir)
+{
+	struct stat st;
+
+	return !stat(dir, &st) && st.st_uid == geteuid() && !(st.st_mode & 0007);
+}
+
 int rotate_mkdir_p(const char *dir, int gid)
 {
 	char path[PATH_MAX];
@@ -40,7 +51,7 @@ int rotate_mkdir_p(const char *dir, int gid)
 				return -errno;
 		} else if (errno != EEXIST) {
 			return -errno;
-		} else if (!c && gid > 0 && chown(path, -1, (gid_t)gid)) {
+		} else if (!c && gid > 0 && ours_to_share(path) && chown(path, -1, (gid_t)gid)) {
 			return -errno;
 		}
 		if (!c)
@@ -113,12 +124,12 @@ static bool other_kind(const char *glob, const char *name)
 /*
  * Deletes the files of @glob in output_dir, oldest first, while one is older than
  * @max_age_s (0 = no limit), they are more than @max_files with @current (0 = no
- * limit), or they and @current take more than @budget - @reserve (0 = no limit).
- * @used: what is left.
+ * limit), or they and @current take more than @budget - @reserve (0 = no limit); the
+ * newest never for the budget when @keep_newest. @used: what is left.
  */
 static int prune(const struct rec_config *c, const char *glob, const char *current,
 		 uint64_t budget, uint64_t reserve, unsigned int max_files, uint64_t max_age_s,
-		 uint64_t *used_left)
+		 bool keep_newest, uint64_t *used_left)
 {
 	const char *cur_name = current ? strrchr(current, '/') : NULL;
 	struct old_file *files = NULL;
@@ -165,7 +176,8 @@ static int prune(const struct rec_config *c, const char *glob, const char *curre
 	/* Oldest first: by age (max_age), then until the rest fits (disk_budget). */
 	for (int i = 0; i < nr; i++) {
 		bool too_old = max_age_s && files[i].mtime.tv_sec < now - (time_t)max_age_s;
-		bool over = budget && used + cur_bytes > (budget > reserve ? budget - reserve : 0);
+		uint64_t room = budget > reserve ? budget - reserve : 0;
+		bool over = budget && used + cur_bytes > room && !(keep_newest && i == nr - 1);
 		bool many = max_files && nr - i + !!cur_name > (int)max_files;
 		const char *why = too_old ? "max_age" : over ? "disk budget" : "file limit";
 
@@ -195,7 +207,12 @@ int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
 
 	if (config_file_glob(c, glob, sizeof(glob)))
 		return -ENAMETOOLONG;
-	ret = prune(c, glob, current, c->disk_budget, reserve, 0, c->max_age_s, &rs->disk_used);
+	/*
+	 * A flight recorder's newest snapshot is what it is kept for: the budget takes
+	 * older ones. Its current file (the module's work file) is another one, or none.
+	 */
+	ret = prune(c, glob, current, c->disk_budget, reserve, 0, c->max_age_s,
+		    c->mode == CONFIG_MODE_FLIGHT, &rs->disk_used);
 	if (ret > 0)
 		rs->deleted += ret;
 	return ret;
@@ -206,7 +223,7 @@ int rotate_enforce_trigger_files(const struct rec_config *c, struct rotate_state
 {
 	uint64_t room = c->disk_budget > rs->disk_used ? c->disk_budget - rs->disk_used : 1;
 	int ret = prune(c, TRIGGER_FILE_GLOB, newest, c->disk_budget ? room : 0, 0,
-			c->trigger_max_files, c->max_age_s, used);
+			c->trigger_max_files, c->max_age_s, false, used);
 
 	if (ret > 0)
 		rs->deleted += ret;
@@ -218,5 +235,5 @@ int rotate_enforce_lastboot_files(const struct rec_config *c, const char *newest
 	uint64_t used;
 
 	/* a crash's trace: kept by count alone, however old (no budget or age limit) */
-	return prune(c, LASTBOOT_FILE_GLOB, newest, 0, 0, LASTBOOT_FILES_KEPT, 0, &used);
+	return prune(c, LASTBOOT_FILE_GLOB, newest, 0, 0, LASTBOOT_FILES_KEPT, 0, false, &used);
 }

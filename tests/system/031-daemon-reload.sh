@@ -4,11 +4,11 @@
 # private socket, settings from the configuration file only). Stream mode: a new
 # output_dir that cannot be made is refused, status keeps naming the old directory
 # and the next rotation works; a reload that changes a restart-only key (instance)
-# and names an unknown event goes on in the old instance. Flight mode: a reload that
-# cannot save the ring where the old settings say is refused and the ring records on
-# (its events are in the next snapshot); a new output_dir that cannot be made is
-# refused; a reload that applies saves the ring in the old directory first. No marker
-# written around the reloads is lost.
+# and names an unknown event goes on in the old instance; a new group needs a
+# restart. Flight mode: a new output_dir that cannot be made is refused; a ring that
+# cannot be saved under the old settings refuses the reload and records on (its
+# events are in the next snapshot); a reload that applies saves the ring in the old
+# directory first. No marker written around the reloads is lost.
 source "$(dirname "$0")/../lib/tap.sh"
 source "$(dirname "$0")/../lib/recd.sh"
 
@@ -56,6 +56,16 @@ t_eq "unknown event + new instance: same daemon, running" \
 	"$(recd_pid) $(recd_json state)" "$pid running"
 mark c 1 300
 sleep 0.3
+# the control socket keeps the group it was made with: a restart-only key too
+if getent group daemon >/dev/null; then
+	daemon_conf "events = sched:sched_switch" "group = daemon" >"$conf"
+	out=$(recd reload 2>&1)
+	t_check "a new group: needs a restart, says so" \
+		grep -q "changing 'group' needs a restart (kept old)" <<<"$out"
+	t_eq "a new group: the files keep theirs" "$(stat -c %g "$(recd_json output_file)")" 0
+else
+	t_skip "a new group" "no group daemon here"
+fi
 recd stop >/dev/null 2>&1
 for tag in a b c; do
 	t_eq "stream: markers $tag, all 300 once" \

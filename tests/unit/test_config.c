@@ -214,6 +214,9 @@ TEST(consistency_checks)
 	config_free(&c);
 }
 
+#define D2 "[0-9][0-9]"
+#define D4 "[0-9][0-9][0-9][0-9]"
+
 TEST(file_names_and_glob)
 {
 	struct rec_config c;
@@ -224,9 +227,27 @@ TEST(file_names_and_glob)
 	ASSERT_EQ(0, config_file_name(&c, 1767323045, 7, name, sizeof(name)));
 	EXPECT_STREQ("trace-20260102-030405-0007.dat", name);
 	ASSERT_EQ(0, config_file_glob(&c, glob, sizeof(glob)));
-	EXPECT_STREQ("trace-*-*-*.dat", glob);
+	EXPECT_STREQ("trace-" D4 D4 "-" D4 D2 "-" D4 "*.dat", glob);
 	EXPECT_EQ(0, fnmatch(glob, name, FNM_PERIOD));
 	EXPECT_NE(0, fnmatch(glob, "other.dat", FNM_PERIOD));
+	EXPECT_NE(0, fnmatch(glob, "trace-old-copy-1.dat", FNM_PERIOD));
+	/* all conversions: the glob is still no wider than the names */
+	ASSERT_EQ(0, config_set(&c, "file_pattern", "%S.dat", err));
+	ASSERT_EQ(0, config_file_glob(&c, glob, sizeof(glob)));
+	EXPECT_STREQ(D2 ".dat", glob);
+	EXPECT_NE(0, fnmatch(glob, "notes.dat", FNM_PERIOD));
+	ASSERT_EQ(0, config_set(&c, "file_pattern", "%s%y%j-%#.dat", err));
+	ASSERT_EQ(0, config_file_name(&c, 1767323045, 123456, name, sizeof(name)));
+	EXPECT_STREQ("176732304526002-123456.dat", name);
+	ASSERT_EQ(0, config_file_glob(&c, glob, sizeof(glob)));
+	EXPECT_EQ(0, fnmatch(glob, name, FNM_PERIOD)) TH_LOG("glob %s", glob);
+	/* conversions that give a '/', a space or letters are refused */
+	EXPECT_EQ(-EINVAL, config_set(&c, "file_pattern", "t-%D-%#.dat", err));
+	EXPECT_STREQ("file_pattern 't-%D-%#.dat': %D is not one of %Y %y %m %d %j %H %M %S %s %# %%",
+		     err);
+	EXPECT_EQ(-EINVAL, config_set(&c, "file_pattern", "t-%x-%#.dat", err));
+	EXPECT_EQ(-EINVAL, config_set(&c, "file_pattern", "t-%c-%#.dat", err));
+	EXPECT_EQ(-EINVAL, config_set(&c, "file_pattern", "t-%#.dat%", err));
 	ASSERT_EQ(0, config_set(&c, "file_pattern", "a[1]-%%-%#.dat", err));
 	ASSERT_EQ(0, config_file_name(&c, 0, 12345, name, sizeof(name)));
 	EXPECT_STREQ("a[1]-%-12345.dat", name);
@@ -482,6 +503,73 @@ TEST(max_age_deletes_old_files)
 	make_file(dir, "trace-20260101-000005-0004.dat", 4096, now - 9 * 3600);
 	EXPECT_EQ(0, rotate_enforce_budget(&c, &rs, cur, 0));
 	config_free(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/*
+ * Flight mode: the newest snapshot stays whatever its size, the older ones go for the
+ * budget; with no current file (tracefs) as with the module's work file.
+ */
+TEST(flight_budget_keeps_the_newest_snapshot)
+{
+	char dir[] = "/tmp/test_flightbudget.XXXXXX", cur[600], cmd[700], err[CONFIG_ERR_LEN];
+	struct rotate_state rs = { 0 };
+	struct rec_config c;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	config_defaults(&c);
+	ASSERT_EQ(0, config_set(&c, "output_dir", dir, err));
+	ASSERT_EQ(0, config_set(&c, "mode", "flight", err));
+	ASSERT_EQ(0, config_set(&c, "rotate_size", "10K", err));
+	ASSERT_EQ(0, config_set(&c, "disk_budget", "30K", err));
+	make_file(dir, "trace-20260101-000001-0000.dat", 20 << 10, 1000);
+	make_file(dir, "trace-20260101-000002-0001.dat", 40 << 10, 2000);
+	EXPECT_EQ(1, rotate_enforce_budget(&c, &rs, "", 0));
+	EXPECT_FALSE(exists(dir, "trace-20260101-000001-0000.dat"));
+	EXPECT_TRUE(exists(dir, "trace-20260101-000002-0001.dat"));
+	EXPECT_EQ(0, rotate_enforce_budget(&c, &rs, NULL, 0));
+	EXPECT_TRUE(exists(dir, "trace-20260101-000002-0001.dat"));
+	/* the module's work file is current: the snapshot before it is the newest */
+	make_file(dir, "trace-20260101-000003-0002.dat", 4 << 10, 3000);
+	snprintf(cur, sizeof(cur), "%s/trace-20260101-000003-0002.dat", dir);
+	EXPECT_EQ(0, rotate_enforce_budget(&c, &rs, cur, 0));
+	EXPECT_TRUE(exists(dir, "trace-20260101-000002-0001.dat"));
+	/* stream mode: the file before the current one goes */
+	ASSERT_EQ(0, config_set(&c, "mode", "stream", err));
+	EXPECT_EQ(1, rotate_enforce_budget(&c, &rs, cur, 0));
+	EXPECT_FALSE(exists(dir, "trace-20260101-000002-0001.dat"));
+	config_free(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/* group: the directories made, and an existing one private to us; no shared one. */
+TEST(mkdir_gives_only_private_directories_to_the_group)
+{
+	char dir[] = "/tmp/test_mkdirgrp.XXXXXX", sub[600], cmd[700];
+	struct stat st;
+
+	if (geteuid())
+		SKIP(return, "needs root to give directories to a group");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/a/b", dir);
+	ASSERT_EQ(0, rotate_mkdir_p(sub, 1));
+	ASSERT_EQ(0, stat(sub, &st));
+	EXPECT_EQ(1, st.st_gid);
+	EXPECT_EQ(0750, st.st_mode & 07777);
+	ASSERT_EQ(0, chmod(dir, 01777));
+	ASSERT_EQ(0, rotate_mkdir_p(dir, 1));
+	ASSERT_EQ(0, stat(dir, &st));
+	EXPECT_EQ(0, st.st_gid);
+	ASSERT_EQ(0, chmod(dir, 0755));
+	ASSERT_EQ(0, rotate_mkdir_p(dir, 1));
+	ASSERT_EQ(0, stat(dir, &st));
+	EXPECT_EQ(0, st.st_gid);
+	ASSERT_EQ(0, chmod(dir, 0750));
+	ASSERT_EQ(0, rotate_mkdir_p(dir, 1));
+	ASSERT_EQ(0, stat(dir, &st));
+	EXPECT_EQ(1, st.st_gid);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	EXPECT_EQ(0, system(cmd));
 }
