@@ -275,8 +275,8 @@ void dmn_flight_close(struct recd *d)
 	dmn_publish_what(d);
 }
 
-int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr, char *why,
-		 size_t len)
+int dmn_snapshot(struct recd *d, char *path, size_t path_len, struct ctl_snapshot_reply *sr,
+		 char *why, size_t len)
 {
 	char work[PATH_MAX];
 	uint64_t t0 = mono_ns(), raw0 = d->done_raw, file0 = d->done_file;
@@ -284,6 +284,10 @@ int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr
 
 	memset(sr, 0, sizeof(*sr));
 	if (d->fl) {
+		if (!path[0] && dmn_new_file_path(d, path, path_len)) {
+			snprintf(why, len, "%s", d->last_err);
+			return -EIO;
+		}
 		ret = flight_take(d, path, sr);
 		if (ret) {
 			snprintf(why, len, "snapshot to %s failed: %s", path, strerror(-ret));
@@ -306,6 +310,11 @@ int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr
 	d->snapshots++;
 	sr->raw_bytes = d->done_raw - raw0;
 	sr->file_bytes = d->done_file - file0;
+	/* A name of the pattern only now: without %#, the next work file's could be it. */
+	if (!path[0] && dmn_new_file_path(d, path, path_len)) {
+		snprintf(why, len, "snapshot kept in %s: %s", work, d->last_err);
+		return -EIO;
+	}
 	ret = fio_move(work, path);
 	if (ret) {
 		snprintf(why, len, "snapshot kept in %s: move to %s: %s", work, path,
@@ -346,11 +355,10 @@ static void h_snapshot(void *ctx, const struct ctl_peer *peer, const void *pl, u
 			ctl_reply_error(r, CTL_ST_FAILED, "%s exists; not overwriting it", path);
 			return;
 		}
-	} else if (dmn_new_file_path(d, path, sizeof(path))) {
-		ctl_reply_error(r, CTL_ST_FAILED, "%s", d->last_err);
-		return;
+	} else {
+		path[0] = 0;	/* the next name of the pattern */
 	}
-	if (dmn_snapshot(d, path, &sr, why, sizeof(why))) {
+	if (dmn_snapshot(d, path, sizeof(path), &sr, why, sizeof(why))) {
 		ctl_reply_error(r, CTL_ST_FAILED, "%s", why);
 		return;
 	}

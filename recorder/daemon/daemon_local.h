@@ -111,9 +111,12 @@ void dmn_publish_what(struct recd *d);
 /* The tracefs flight recorder (d->fl); -EOPNOTSUPP: the source is the module. */
 int dmn_flight_open(struct recd *d);
 void dmn_flight_close(struct recd *d);
-/* A snapshot of the flight recorder into @path. 0, or -errno with @why set. */
-int dmn_snapshot(struct recd *d, const char *path, struct ctl_snapshot_reply *sr, char *why,
-		 size_t len);
+/*
+ * A snapshot of the flight recorder into @path; "" for the next name of the pattern,
+ * written there. 0, or -errno with @why set.
+ */
+int dmn_snapshot(struct recd *d, char *path, size_t path_len, struct ctl_snapshot_reply *sr,
+		 char *why, size_t len);
 
 /* daemon_trigger.c */
 /* Sets the triggers of d->cfg up (flight mode). 0 or -errno (logged, in last_err). */

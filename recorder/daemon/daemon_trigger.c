@@ -69,7 +69,7 @@ static int write_window(struct recd *d)
 	t = &d->trig.spec[idx];
 	ret = rotate_mkdir_p(d->cfg.output_dir, d->cfg.group_gid);
 	if (!ret)
-		ret = dmn_snapshot(d, d->trig_path, &sr, why, sizeof(why));
+		ret = dmn_snapshot(d, d->trig_path, sizeof(d->trig_path), &sr, why, sizeof(why));
 	else
 		snprintf(why, sizeof(why), "%s: %s", d->cfg.output_dir, strerror(-ret));
 	if (ret) {

@@ -4,7 +4,8 @@
 # module, run in the foreground in the background so its exit status is known.
 #  1. flight mode on a small overwrite ring: a burst of numbered markers from one CPU,
 #     larger than the ring, then `snapshot` ($VM_OUT/flight.dat, module stats in
-#     flight-stats.txt) and `stop`;
+#     flight-stats.txt), two snapshots named by a pattern without %# in one second,
+#     and `stop`;
 #  2. stream mode: rmmod is refused while the daemon holds the devices, status still
 #     answers, stop finalizes $VM_OUT/rmmod.dat holding markers 1..N;
 #  3. stream mode with a marker writer on each CPU while cpu1 goes offline and back:
@@ -64,7 +65,7 @@ EOF
 # --- 1. flight mode: the snapshot holds the newest markers --------------------------
 # 64 KiB per CPU = 16 sub-buffers: 6000 markers are several times the ring.
 NF=6000
-if d_start fl -s kmod --mode flight -b 64 -e marker; then
+if d_start fl -s kmod --mode flight -b 64 -e marker -O file_pattern=fl-%Y%m%d-%H%M%S.dat; then
 	g_ok flight.start
 	# one CPU, so that its ring alone holds them
 	g_eq flight.writer "$(taskset -c 0 sh /tmp/writer.sh fl $NF)" $NF
@@ -81,6 +82,15 @@ if d_start fl -s kmod --mode flight -b 64 -e marker; then
 	g_eq flight.snapshot-other-fs "$?" 0
 	g_check flight.snapshot-other-fs-file test -s "$O/flight-xdev.dat"
 	g_eq flight.snapshot-other-fs-moved "$(ls /tmp/fl | wc -l)" "$before"
+	# Named by the pattern, which has no %#: the next work file, named in the same
+	# second, must not take the snapshot's name.
+	for n in 1 2; do
+		recorderd snapshot --socket /tmp/fl.sock >"$O/flight-named-$n.txt" \
+			2>"$O/flight-named-$n.err"
+		g_eq flight.snapshot-named-$n "$?" 0
+		g_check flight.snapshot-named-$n-file test -s "$(cat "$O/flight-named-$n.txt")"
+	done
+	g_eq flight.snapshot-named-differ "$(sort -u "$O"/flight-named-[12].txt | wc -l)" 2
 	echo "$NF" >"$O/flight-written.txt"
 	d_stop fl flight
 else
