@@ -174,9 +174,16 @@ int fio_move(const char *from, const char *to)
 	if (errno != EXDEV)
 		return -errno;
 	ret = copy_new(from, to);
-	if (!ret && unlink(from))
-		ret = 0;	/* the copy is whole: a second copy left behind is no failure */
-	return ret;
+	if (ret)
+		return ret;
+	/* The new name must outlive a power cut before the only other copy goes. */
+	ret = fio_sync_dir_of(to);
+	if (ret) {
+		unlink(to);
+		return ret;
+	}
+	unlink(from);	/* the copy is whole: a second copy left behind is no failure */
+	return 0;
 }
 
 int fio_free_bytes(const char *path, uint64_t *bytes)

@@ -51,8 +51,8 @@ int fio_copy_fd(int from, int to);
 
 /*
  * Gives the file @from the name @to, which must not exist (never replaced): a rename,
- * or across filesystems a copy (mode and owner kept, synced) and then the unlink of
- * @from. On failure @from is left as it was and @to does not exist. 0 or -errno.
+ * or across filesystems a copy (mode and owner kept, synced, and its directory) and
+ * then the unlink of @from. On failure @from is left as it was and @to does not exist. 0 or -errno.
  */
 int fio_move(const char *from, const char *to);
 

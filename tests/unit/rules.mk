@@ -23,3 +23,7 @@ $(B)/tests/test_loop_asan: $(B)/asan/tests/unit/test_loop.o $(B)/asan/recorder/c
 	$(CC) $(LDFLAGS) -fsanitize=address -o $@ $^ $(LDLIBS)
 userspace: $(B)/tests/test_loop_asan
 -include $(B)/asan/tests/unit/test_loop.d $(B)/asan/recorder/capture/loop.d $(B)/asan/recorder/util/log.d
+
+# The order of a cross-filesystem move: the new name's directory synced before the
+# source goes (test_fileio.c).
+$(B)/tests/test_fileio: LDFLAGS += -Wl,--wrap=fsync,--wrap=unlink

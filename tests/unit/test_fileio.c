@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * recorder/util/fileio.c: fio_move() never replaces a file, and across filesystems
- * (here /tmp and /dev/shm, a tmpfs, when they differ) copies with mode kept and then
- * removes the source; fio_copy_fd() copies a whole file from its start.
+ * (here /tmp and /dev/shm, a tmpfs, when they differ) copies with mode kept, syncs
+ * the new name's directory and only then removes the source; fio_copy_fd() copies a
+ * whole file from its start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,34 @@
 #include "util/fileio.h"
 
 #define BYTES	(3 << 20)	/* more than one copy_file_range or read of 64 KiB */
+
+/* What fio_move() did, in order: 'D' a directory synced, 'U' an unlink (wrapped). */
+static char calls[64];
+
+static void note(char c)
+{
+	size_t n = strlen(calls);
+
+	if (n + 1 < sizeof(calls))
+		calls[n] = c;
+}
+
+int __real_fsync(int fd);
+int __wrap_fsync(int fd)
+{
+	struct stat st;
+
+	if (!fstat(fd, &st) && S_ISDIR(st.st_mode))
+		note('D');
+	return __real_fsync(fd);
+}
+
+int __real_unlink(const char *path);
+int __wrap_unlink(const char *path)
+{
+	note('U');
+	return __real_unlink(path);
+}
 
 static void make(const char *path, int seed, mode_t mode)
 {
@@ -79,9 +108,12 @@ TEST(move_across_filesystems)
 	snprintf(a, sizeof(a), "%s/a", dir);
 	snprintf(b, sizeof(b), "%s/b", shm);
 	make(a, 3, 0604);
+	memset(calls, 0, sizeof(calls));
 	EXPECT_EQ(0, fio_move(a, b));
 	EXPECT_TRUE(same(b, 3));
 	EXPECT_NE(0, access(a, F_OK)) TH_LOG("the source stayed");
+	/* the copy's directory entry is durable before the source is unlinked */
+	EXPECT_STREQ("DU", calls);
 	ASSERT_EQ(0, stat(b, &s2));
 	EXPECT_EQ(0604, s2.st_mode & 07777);
 	/* and never over a file there either */
