@@ -11,10 +11,13 @@
  * (format/chunk_pool.h): idle-priority workers compress them and the loop puts them
  * in the file when the pool's fd says so, so moving pages never waits for zstd.
  *
- * A full CPU region is not an error of the capture: the pages the writer refused stay
- * in the batch buffer ("held") and capture_service() returns -ENOSPC until the caller
- * rotates; capture_rotate() writes them first to the next file, so the per-CPU page
- * stream goes on across files without a gap or a duplicate.
+ * A full CPU region is not an error of the capture: no more of that CPU's pages are
+ * read than its region takes (v7_room_pages, v7_reserve_pages), so what does not fit
+ * stays in the kernel's ring for the next file, and the per-CPU page stream goes on
+ * across files without a gap or a duplicate. capture_service() returns -ENOSPC until
+ * the caller rotates, having served the other CPUs and the sync all the same: a
+ * rotation (seconds, the metadata read again) neither stops the other rings draining
+ * nor leaves the old file unsynced.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,8 +71,6 @@ struct capture {
 	int				zero_copy;	/* splice pages into the file */
 	char				*buf;		/* batch buffer */
 	size_t				batch;
-	size_t				held;		/* pages in @buf the region refused */
-	int				held_cpu;
 	int				full_logged;	/* "region full" said for this file */
 	int				ncpus;
 	struct capture_cpu_status	*cpu;
@@ -126,10 +127,15 @@ static int fail(struct capture *c, int err, int cpu)
 
 /*
  * A full CPU region: not sticky, the caller rotates (capture_rotate) or stops. Said
- * once per file, as the caller may take a while to react.
+ * once per file, as the caller may take a while to react. A region of a new file
+ * that cannot take one page never will: an error then, or rotations would not end.
  */
 static int region_full(struct capture *c, int cpu)
 {
+	if (!c->cpu[cpu].pages) {
+		log_err("%s: a CPU region cannot take one %u-byte page", c->out.path, c->page_size);
+		return fail(c, -EFBIG, cpu);
+	}
 	if (!c->full_logged)
 		log_warn("CPU %d's region of %s is full: rotate to a new file or give a larger region",
 			 cpu, c->out.path);
@@ -137,31 +143,10 @@ static int region_full(struct capture *c, int cpu)
 	return -ENOSPC;
 }
 
-/*
- * Appends as many of the @n pages at @pages as @cpu's region takes, in order. A
- * refused batch is halved until it fits, so a region is filled to its end.
- * Return: pages taken, or the writer's -errno (none of the failing call taken).
- */
-static long append_fitting(struct capture *c, int cpu, const char *pages, size_t n)
+/* @r, a return of the page path, says only that a CPU region is full. */
+static bool region_only(const struct capture *c, long r)
 {
-	size_t done = 0, try = n;
-	int ret;
-
-	while (done < n) {
-		ret = v7_append_pages(c->out.w, cpu, pages + done * c->page_size, try);
-		if (!ret) {
-			done += try;
-			if (try > n - done)
-				try = n - done;
-			continue;
-		}
-		if (ret != -ENOSPC || v7_error(c->out.w))
-			return ret;
-		if (try == 1)
-			break;
-		try /= 2;
-	}
-	return (long)done;
+	return r == -ENOSPC && !c->error;
 }
 
 static void account(struct capture *c, int cpu, size_t n)
@@ -174,55 +159,15 @@ static void account(struct capture *c, int cpu, size_t n)
 	c->cpu[cpu].bytes += (uint64_t)n * c->page_size;
 }
 
-/*
- * Gives the held pages to the writer. Return: 0 when none is left held, -ENOSPC when
- * the region is still full, or a writer error.
- */
-static int write_held(struct capture *c)
-{
-	long took;
-
-	if (!c->held)
-		return 0;
-	took = append_fitting(c, c->held_cpu, c->buf, c->held);
-	if (took < 0)
-		return (int)took;
-	account(c, c->held_cpu, (size_t)took);
-	c->held -= (size_t)took;
-	if (c->held) {
-		memmove(c->buf, c->buf + (size_t)took * c->page_size, c->held * c->page_size);
-		return region_full(c, c->held_cpu);
-	}
-	return 0;
-}
-
-/*
- * The writer took @took (or -errno) of the @n pages in the batch buffer: they are gone
- * from the source, so the rest stays there for the next file.
- */
-static int hold(struct capture *c, int cpu, size_t n, long took)
-{
-	size_t done = took > 0 ? (size_t)took : 0;
-
-	account(c, cpu, done);
-	c->held = n - done;
-	c->held_cpu = cpu;
-	memmove(c->buf, c->buf + done * c->page_size, c->held * c->page_size);
-	return took < 0 ? fail(c, (int)took, cpu) : region_full(c, cpu);
-}
-
 /* Up to @rounds batches of @cpu to the writer. Return: pages moved, or -errno. */
 static long move_cpu(struct capture *c, int cpu, int flush, int rounds)
 {
 	const struct source_ops *ops = c->src->ops;
-	long total = 0, took;
+	long total = 0;
 	size_t want = c->batch;
 	int ret;
 	ssize_t r;
 
-	/* The batch buffer holds refused pages: nothing is read before they are written. */
-	if (c->held)
-		return -ENOSPC;
 	while (rounds--) {
 		if (c->zero_copy) {
 			size_t max;
@@ -245,11 +190,17 @@ static long move_cpu(struct capture *c, int cpu, int flush, int rounds)
 				v7_fail_pages(c->out.w, (int)r);
 			}
 		} else {
-			r = ops->read_pages(c->src, cpu, c->buf, c->batch, flush);
+			/* No more than the region takes: the rest waits in the ring. */
+			ret = v7_room_pages(c->out.w, cpu, c->batch, &want);
+			if (ret)
+				return fail(c, ret, cpu);
+			if (!want)
+				return region_full(c, cpu);
+			r = ops->read_pages(c->src, cpu, c->buf, want, flush);
 			if (r > 0) {
-				took = append_fitting(c, cpu, c->buf, (size_t)r);
-				if (took != r)
-					return hold(c, cpu, (size_t)r, took);
+				ret = v7_append_pages(c->out.w, cpu, c->buf, (size_t)r);
+				if (ret)
+					return fail(c, ret, cpu);
 			}
 		}
 		if (r < 0) {
@@ -609,9 +560,10 @@ static int sync_file(struct capture *c)
 		if (v7_error(c->out.w))
 			return fail(c, v7_error(c->out.w), -1);
 	}
-	for (int i = 0; i < c->ncpus && !c->held; i++) {
+	/* A full region's CPU waits for the next file; the others and the sync do not. */
+	for (int i = 0; i < c->ncpus; i++) {
 		r = move_cpu(c, i, 1, ROUNDS_PER_WAKE);
-		if (r < 0)
+		if (r < 0 && !region_only(c, r))
 			return (int)r;
 	}
 	if (c->moved) {
@@ -666,11 +618,12 @@ unsigned int capture_ms_to_sync(const struct capture *c)
 
 int capture_unsynced(const struct capture *c)
 {
-	return c->running && c->out.w && (c->held || v7_unsynced(c->out.w));
+	return c->running && c->out.w && v7_unsynced(c->out.w);
 }
 
 long capture_service(struct capture *c, int cpu)
 {
+	bool full = false;
 	uint64_t now;
 	long total = 0, r;
 	int ret;
@@ -691,18 +644,16 @@ long capture_service(struct capture *c, int cpu)
 		if (cpu == CAPTURE_FD_CHUNKS)
 			return r;
 	}
-	if (cpu >= 0) {
-		if (cpu >= c->ncpus)
-			return -EINVAL;
-		total = move_cpu(c, cpu, 0, ROUNDS_PER_WAKE);
-	} else {
-		for (int i = 0; i < c->ncpus && total >= 0; i++) {
-			r = move_cpu(c, i, 0, ROUNDS_PER_WAKE);
-			total = r < 0 ? r : total + r;
-		}
+	if (cpu >= c->ncpus)
+		return -EINVAL;
+	/* A full region stops its CPU alone: the caller hears of it once all were served. */
+	for (int i = cpu >= 0 ? cpu : 0; i < (cpu >= 0 ? cpu + 1 : c->ncpus); i++) {
+		r = move_cpu(c, i, 0, ROUNDS_PER_WAKE);
+		if (r < 0 && !region_only(c, r))
+			return r;
+		full |= r < 0;
+		total += r < 0 ? 0 : r;
 	}
-	if (total < 0)
-		return total;
 	now = mono_ns();
 	if (cpu < 0)
 		c->next_tick_ns = now + c->period_ms * 1000000ULL;
@@ -712,7 +663,7 @@ long capture_service(struct capture *c, int cpu)
 		if (ret)
 			return ret;
 	}
-	return total;
+	return full ? -ENOSPC : total;
 }
 
 /* Finishes the current file (trace_output_finish); the writer is gone afterwards. */
@@ -720,16 +671,6 @@ static int finish_file(struct capture *c)
 {
 	capture_refresh_stats(c);
 	return trace_output_finish(&c->out, c->src, &c->raw_bytes, &c->file_bytes);
-}
-
-/* At stop there is no next file for the pages a full region refused: say so. */
-static void drop_held(struct capture *c)
-{
-	if (!c->held)
-		return;
-	log_err("%zu pages of CPU %d did not fit in %s and are lost", c->held, c->held_cpu,
-		c->out.path);
-	c->held = 0;
 }
 
 /* Nothing new from here on; everything already written gets drained. */
@@ -768,11 +709,11 @@ int capture_stop(struct capture *c)
 		return c->error;
 	c->stopped = 1;
 	pause_capture(c);
-	drop_held(c);
-	for (int i = 0; i < c->ncpus && !c->error; i++) {
-		move_cpu(c, i, 1, INT_MAX);
-		drop_held(c);
-	}
+	/* At stop there is no next file for what a full region leaves in a ring: say so. */
+	for (int i = 0; i < c->ncpus && !c->error; i++)
+		if (region_only(c, move_cpu(c, i, 1, INT_MAX)))
+			log_err("CPU %d's region of %s is full: what its ring still holds is lost",
+				i, c->out.path);
 	c->running = 0;
 	c->seconds = (double)(mono_ns() - c->t0_ns) / 1e9;
 	ret = finish_file(c);
@@ -796,8 +737,8 @@ static void waiting(struct capture *c, uint64_t t0_ns)
 /*
  * Runs @fn(@arg) on a thread of its own (util/bg_call.h) while this one goes on moving
  * pages into the current file, and syncing it when due, every PUMP_WHILE_MS as
- * trace-cmd's readers poll. A full region or the writer's error stops that: the
- * rotation sees to them. Without a thread, runs it here.
+ * trace-cmd's readers poll; a full region stops its CPU only. The writer's error
+ * stops that: the rotation sees to it. Without a thread, runs it here.
  */
 static void pump_while(struct capture *c, void (*fn)(void *), void *arg)
 {
@@ -805,6 +746,7 @@ static void pump_while(struct capture *c, void (*fn)(void *), void *arg)
 	uint64_t t0 = mono_ns();
 	struct bg_call *b;
 	int pumping = 1, err;
+	long r;
 
 	b = bg_call_start(fn, arg, "recorderd-rotate", &err);
 	if (!b) {
@@ -813,7 +755,8 @@ static void pump_while(struct capture *c, void (*fn)(void *), void *arg)
 	}
 	pfd.fd = bg_call_fd(b);
 	while (!bg_call_done(b)) {
-		if (pumping && capture_service(c, -1) < 0)
+		r = pumping ? capture_service(c, -1) : 0;
+		if (r < 0 && !region_only(c, r))
 			pumping = 0;
 		poll(&pfd, 1, pumping ? PUMP_WHILE_MS : 100);
 		waiting(c, t0);
@@ -878,9 +821,11 @@ static void reap_old(struct capture *c, struct trace_output *old)
 		else if (poll(&pfd, 1, PUMP_WHILE_MS) > 0)
 			ret = capture_service(c, CAPTURE_FD_CHUNKS);
 		ret = ret < 0 ? ret : capture_service(c, -1);
+		if (region_only(c, ret))
+			ret = 0;	/* a CPU of the new file waits for the next one */
 		waiting(c, t0);
 	}
-	/* the new file's error, or a full region: the old file's chunks all the same */
+	/* the new file's error: the old file's chunks all the same */
 	if (v7_pending(old->w))
 		chunk_pool_reap(c->pool, CHUNK_POOL_ALL);
 }
@@ -917,31 +862,10 @@ static void refresh_meta(struct capture *c, struct rotate_job *j)
 	c->meta = j->meta;
 }
 
-/*
- * The pages the old file refused open the new one, before anything newer. What an
- * empty region cannot take either makes the caller rotate again.
- */
-static int open_next(struct capture *c)
-{
-	size_t held = c->held;
-	int ret = write_held(c);
-
-	if (ret == -ENOSPC && c->held == held) {
-		log_err("%s: a CPU region cannot take one %u-byte page", c->out.path, c->page_size);
-		return fail(c, -EFBIG, c->held_cpu);
-	}
-	if (ret && ret != -ENOSPC)
-		return fail(c, ret, c->held_cpu);
-	c->next_sync_ns = mono_ns() + c->sync_ms * 1000000ULL;
-	c->resync_at = 0;
-	return 0;
-}
-
 int capture_rotate(struct capture *c, const char *output)
 {
 	struct rotate_job job = { .c = c };
 	struct trace_output next;
-	int ret;
 
 	if (!c->running || c->stopped || !output)
 		return -EINVAL;
@@ -967,7 +891,7 @@ int capture_rotate(struct capture *c, const char *output)
 	next.names = c->names;
 
 	/* Everything written so far goes to the old file, as far as its regions take it. */
-	for (int i = 0; i < c->ncpus && !c->error && !c->held; i++)
+	for (int i = 0; i < c->ncpus && !c->error; i++)
 		move_cpu(c, i, 1, ROTATE_ROUNDS);
 	/*
 	 * A source that failed in that drain cannot feed a new file: the capture stays
@@ -990,7 +914,8 @@ int capture_rotate(struct capture *c, const char *output)
 		c->cpu[i].pages = 0;
 		c->cpu[i].bytes = 0;
 	}
-	ret = open_next(c);
+	c->next_sync_ns = mono_ns() + c->sync_ms * 1000000ULL;
+	c->resync_at = 0;
 	/*
 	 * The old file is finished while the pages go to the new one: its last chunks
 	 * (this thread reaps), then its tail, sync and compact copy (the whole file
@@ -1001,7 +926,7 @@ int capture_rotate(struct capture *c, const char *output)
 	c->done_raw += job.raw;
 	c->done_file += job.file;
 	c->rotations++;
-	return ret;
+	return 0;
 }
 
 void capture_status(struct capture *c, struct capture_status *st)

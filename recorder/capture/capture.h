@@ -156,9 +156,10 @@ int capture_unsynced(const struct capture *c);
  * and the command lines and per-CPU stats refreshed when pages moved since the last
  * sync, so the synced file holds every event written before the sync began.
  *
- * A full CPU region of the file returns -ENOSPC without making it sticky: the pages
- * the writer refused are kept and the next capture_rotate() writes them first (until
- * then every call returns -ENOSPC). Without a rotation, capture_stop() loses them.
+ * A full CPU region of the file returns -ENOSPC without making it sticky, once every
+ * CPU was served and the file synced when due: that CPU's pages are read no further
+ * and wait in its ring for the next file (until capture_rotate() every call returns
+ * -ENOSPC). Without a rotation, capture_stop() loses them, and says so.
  *
  * A readable fd whose service moved nothing (the kernel's wake-up watermark counts a
  * page the writer is still on) should be left out of the poll set until the next
@@ -177,11 +178,12 @@ long capture_service(struct capture *c, int cpu);
  *
  * Tracing and the source are left running. The new file is written up to its
  * metadata (collected again: kallsyms and event formats as of now) and options first,
- * then every
- * CPU is drained (including partly written pages) into the old file, which gets
- * CMDLINES and CPUSTAT and is finished and synced. Pages a full region refused go to
- * the new file first. Per-file counters restart; capture_status() sums the finished
- * files in done_raw_bytes/done_file_bytes.
+ * meanwhile (seconds) the page path goes on serving the CPUs whose regions have room
+ * and syncing the old file. Then every CPU is drained (including partly written
+ * pages) into the old file, which gets CMDLINES and CPUSTAT and is finished and
+ * synced. A full region's pages, left in its ring, go to the new file. Per-file
+ * counters restart; capture_status() sums the finished files in
+ * done_raw_bytes/done_file_bytes.
  *
  * Also the way on after a full disk (v7_error()), once room was made: the old file is
  * then valid up to its last synced chunk.
@@ -204,7 +206,7 @@ int capture_error(const struct capture *c);
  * @c:	capture
  *
  * The first step of capture_stop(), for callers that can rotate: a full region
- * returns -ENOSPC with the refused pages kept; after capture_rotate(), call it again.
+ * returns -ENOSPC with its pages left in the ring; after capture_rotate(), call it again.
  * Once it returned 0, capture_stop() has nothing left that a full region could lose.
  *
  * Return: 0, -ENOSPC (rotate, then call again), or the capture's sticky -errno.

@@ -322,6 +322,24 @@ static uint64_t v7_worst(const struct v7_writer *w, uint64_t p)
 	return bytes;
 }
 
+/* Whether @n more pages of @c fit in its region, by the worst case of their chunks. */
+static bool v7_fits(const struct v7_writer *w, const struct v7_cpu *c, uint64_t n)
+{
+	if (!w->compressed)
+		return n <= (w->region_bytes - c->used) / w->ps;
+	return c->used + c->promised + v7_worst(w, c->pending + n) <= w->region_bytes;
+}
+
+/*
+ * Near a region's end, the worst case promised for @c's chunks in the pool gives way
+ * to what they really took, one delivery at a time, until @n pages fit.
+ */
+static void v7_make_room(struct v7_writer *w, struct v7_cpu *c, uint64_t n)
+{
+	while (w->compressed && !v7_fits(w, c, n) && c->in_pool && !w->err)
+		chunk_pool_reap(w->pool, CHUNK_POOL_ONE);
+}
+
 static bool v7_pages_valid(const struct v7_writer *w, const char *pages, size_t n)
 {
 	size_t i;
@@ -370,9 +388,12 @@ int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n)
 	if (!pages || !v7_pages_valid(w, pages, n))
 		return -EINVAL;
 	c = &w->cpus[cpu];
+	v7_make_room(w, c, n);
+	if (w->err)
+		return w->err;
+	if (!v7_fits(w, c, n))
+		return -ENOSPC;
 	if (!w->compressed) {
-		if (n > (w->region_bytes - c->used) / w->ps)
-			return -ENOSPC;
 		ret = v7w_write(w, pages, n * w->ps, c->region + c->used);
 		if (ret)
 			return ret;
@@ -380,17 +401,6 @@ int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n)
 		w->raw_bytes += n * w->ps;
 		return 0;
 	}
-	/*
-	 * Near the end, the worst case promised for this CPU's chunks in the pool gives way
-	 * to what they really took, one delivery at a time, until the pages fit.
-	 */
-	while (c->used + c->promised + v7_worst(w, c->pending + n) > w->region_bytes &&
-	       c->in_pool && !w->err)
-		chunk_pool_reap(w->pool, CHUNK_POOL_ONE);
-	if (w->err)
-		return w->err;
-	if (c->used + c->promised + v7_worst(w, c->pending + n) > w->region_bytes)
-		return -ENOSPC;
 	/* Once per CPU, on its first pages: idle CPUs of big machines cost nothing. */
 	if (!c->chunk) {
 		c->chunk = malloc((size_t)w->chunk_pages * w->ps);
@@ -423,6 +433,46 @@ int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n)
 				return ret;
 		}
 	}
+	return 0;
+}
+
+/**
+ * v7_room_pages() - how many more pages of @cpu its region takes
+ * @w: writer
+ * @cpu: CPU id
+ * @max: pages wanted
+ * @room: set to the most pages, up to @max, that v7_append_pages() then takes whole
+ *
+ * Near the region's end, waits for this CPU's chunks in the pool as
+ * v7_append_pages() does. So a caller reads no more from its source than the file
+ * takes: what does not fit stays in the source for the next file.
+ *
+ * Context: the page path.
+ * Return: 0 (@room 0: the region is full), or the writer's -errno.
+ */
+int v7_room_pages(struct v7_writer *w, int cpu, size_t max, size_t *room)
+{
+	size_t lo = 0, hi = max;
+	struct v7_cpu *c;
+	int ret = v7_check_cpu(w, cpu, __func__);
+
+	*room = 0;
+	if (ret)
+		return ret;
+	c = &w->cpus[cpu];
+	v7_make_room(w, c, max);
+	if (w->err)
+		return w->err;
+	/* the most that fits: the worst case grows with the pages */
+	while (lo < hi) {
+		size_t mid = hi - (hi - lo) / 2;
+
+		if (v7_fits(w, c, mid))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	*room = lo;
 	return 0;
 }
 

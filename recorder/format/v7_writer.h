@@ -80,6 +80,11 @@ int v7_add_option(struct v7_writer *w, uint16_t id, const void *data, uint32_t l
  * whose commit length exceeds the page (none taken), or another -errno (sticky).
  */
 int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n);
+/*
+ * How many pages, up to @max, v7_append_pages() takes whole for @cpu now (@room; 0:
+ * the region is full). Returns 0 or the writer's -errno.
+ */
+int v7_room_pages(struct v7_writer *w, int cpu, size_t max, size_t *room);
 
 /*
  * Uncompressed only: where the next pages of @cpu go (for splice/pwrite straight to

@@ -6,7 +6,8 @@ $(B)/tests/test_v7_writer: LDFLAGS += -Wl,--wrap=pwrite,--wrap=fdatasync,--wrap=
 $(B)/tests/test_capture_pump: LDFLAGS += -Wl,--wrap=capture_service,--wrap=capture_status \
 	-Wl,--wrap=capture_fds,--wrap=loop_set_timer,--wrap=loop_add_timer
 # test_capture_rotate fails the capture's source on demand.
-$(B)/tests/test_capture_rotate: LDFLAGS += -Wl,--wrap=source_find
+$(B)/tests/test_capture_rotate: LDFLAGS += -Wl,--wrap=source_find,--wrap=meta_collect_since \
+	-Wl,--wrap=fdatasync
 # test_recover cuts the rebuild's read of the streams short.
 $(B)/tests/test_recover: LDFLAGS += -Wl,--wrap=v7d_stream
 # test_source_splice has the file refuse a flush's page, or take half a page.

@@ -28,6 +28,7 @@
 #include "kselftest_harness.h"
 #include "../lib/harness_skip.h"
 #include "capture/capture.h"
+#include "format/meta.h"
 #include "util/log.h"
 #include "../lib/readback.h"
 
@@ -64,6 +65,36 @@ const struct source_ops *__wrap_source_find(const char *name, const struct sourc
 	if (real_ops->splice_pages)
 		faulty_ops.splice_pages = faulty_splice;
 	return &faulty_ops;
+}
+
+/*
+ * The metadata read again at a rotation, made slow on demand (--wrap=
+ * meta_collect_since), and the file syncs counted (--wrap=fdatasync).
+ */
+int __real_meta_collect_since(struct trace_meta *m, const char *instance,
+			      const struct trace_meta *prev);
+static int slow_meta;		/* ms the next collections take */
+static int in_meta;		/* one is running (on the rotation's thread) */
+static int syncs;
+
+int __wrap_meta_collect_since(struct trace_meta *m, const char *instance,
+			      const struct trace_meta *prev)
+{
+	int ret;
+
+	__atomic_store_n(&in_meta, 1, __ATOMIC_SEQ_CST);
+	if (slow_meta)
+		usleep(slow_meta * 1000);
+	ret = __real_meta_collect_since(m, instance, prev);
+	__atomic_store_n(&in_meta, 0, __ATOMIC_SEQ_CST);
+	return ret;
+}
+
+int __real_fdatasync(int fd);
+int __wrap_fdatasync(int fd)
+{
+	__atomic_add_fetch(&syncs, 1, __ATOMIC_SEQ_CST);
+	return __real_fdatasync(fd);
 }
 
 #define NR_MARKERS	60000
@@ -118,8 +149,38 @@ static void write_markers(const char *inst, int n, int paced, int sync)
 	_exit(0);
 }
 
-/* Appends the marker numbers of @path, CPU by CPU, to @got; -1 if it does not read. */
-static int read_markers(const char *path, int *got, int *n, int max)
+/* Child: markers "@tag N" for N in 1..@n on @cpu, one every @gap_us. */
+static void write_paced(const char *inst, int cpu, char tag, int n, int gap_us)
+{
+	char path[256], msg[64];
+	cpu_set_t set;
+	int fd;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(5);
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/instances/%s/trace_marker", inst);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		_exit(2);
+	for (int i = 1; i <= n; i++) {
+		int len = snprintf(msg, sizeof(msg), "%c %d", tag, i);
+
+		while (write(fd, msg, (size_t)len) < 0)
+			if (errno != EINTR && errno != EAGAIN)
+				_exit(3);
+		if (gap_us)
+			usleep(gap_us);
+	}
+	_exit(0);
+}
+
+/*
+ * Appends the numbers of the markers "@tag N" of @path, CPU by CPU, to @got; -1 if it
+ * does not read.
+ */
+static int read_tagged(const char *path, char tag, int *got, int *n, int max)
 {
 	struct rb_summary s;
 
@@ -127,10 +188,15 @@ static int read_markers(const char *path, int *got, int *n, int max)
 		return -1;
 	for (int cpu = 0; cpu < s.ncpus && cpu < RB_MAX_CPUS; cpu++)
 		for (size_t i = 0; i < s.nr_markers[cpu]; i++)
-			if (s.markers[cpu][i][0] == 'r' && *n < max)
+			if (s.markers[cpu][i][0] == tag && *n < max)
 				got[(*n)++] = atoi(s.markers[cpu][i] + 2);
 	rb_summary_free(&s);
 	return 0;
+}
+
+static int read_markers(const char *path, int *got, int *n, int max)
+{
+	return read_tagged(path, 'r', got, n, max);
 }
 
 static int rotate_next(struct capture *c, const char *dir, char (*files)[96], int *nfiles)
@@ -475,6 +541,138 @@ TEST_F_TIMEOUT(rot, source_error_in_the_last_drain, 60)
 	EXPECT_EQ(-EIO, capture_stop(c));
 	capture_free(c);
 	EXPECT_EQ(0, read_markers(files[0], got, &n, 100)) TH_LOG("%s does not read", files[0]);
+}
+
+/* What the rotation's page path did while the slow metadata were read. */
+struct meta_watch {
+	struct capture	*c;
+	int		seen;
+	uint64_t	pages0, pages1;	/* CPU 1's pages in the old file, first and last */
+	int		syncs0, syncs1;
+};
+
+static void watch_meta(void *arg, uint64_t waited_ms)
+{
+	struct meta_watch *w = arg;
+	struct capture_status st;
+
+	if (!w->c || !__atomic_load_n(&in_meta, __ATOMIC_SEQ_CST))
+		return;
+	capture_status(w->c, &st);
+	if (!w->seen++) {
+		w->pages0 = st.cpu[1].pages;
+		w->syncs0 = __atomic_load_n(&syncs, __ATOMIC_SEQ_CST);
+	}
+	w->pages1 = st.cpu[1].pages;
+	w->syncs1 = __atomic_load_n(&syncs, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * A rotation for a full region (CPU 0's) reads the metadata again, which took 1.5 s in
+ * a TCG guest (made that slow here). Meanwhile CPU 1's ring must go on draining into
+ * the old file, and that file on syncing every sync_ms: both used to stop for the
+ * whole rotation, the page path taking the full region for its own error. Then every
+ * marker of both CPUs is in the files once, in order.
+ */
+TEST_F_TIMEOUT(rot, full_region_rotation_keeps_draining_and_syncing, 90)
+{
+	static struct meta_watch watch;
+	struct capture_params p = {
+		.source = variant->source,
+		.instance = self->inst,
+		.create_instance = 1,
+		.comp = variant->comp,
+		.chunk_pages = variant->chunk_pages,
+		.region_bytes = variant->region,
+		.buffer_kb = 8192,
+		.period_ms = 50,
+		.sync_ms = 200,
+		.durable = 1,	/* each sync an fdatasync, counted */
+		.waiting = watch_meta,
+		.waiting_arg = &watch,
+	};
+	enum { NA = 20000, NB = 3000 };
+	static int got[NA + NB];
+	char files[MAX_FILES][96];
+	int nfiles = 1, n, status = -1, err = 0, bad;
+	struct capture *c;
+	pid_t a, b;
+	long r = 0;
+
+	if (setup_skipped(_metadata))
+		return;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs");
+	memset(&watch, 0, sizeof(watch));
+	snprintf(files[0], sizeof(files[0]), "%s/f000.dat", self->dir);
+	p.output = files[0];
+	log_max_level = LOG_LVL_ERR;	/* "region full" is expected */
+	c = capture_start(&p, &err);
+	if (!c && (err == -ENODEV || err == -EOPNOTSUPP))
+		SKIP(return, "source %s not available here", variant->source);
+	ASSERT_NE(NULL, c) TH_LOG("capture_start: %s", strerror(-err));
+
+	/* CPU 0: more markers than its region takes */
+	a = fork();
+	ASSERT_GE(a, 0);
+	if (!a)
+		write_paced(self->inst, 0, 'a', NA, 0);
+	ASSERT_EQ(a, waitpid(a, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	for (int i = 0; i < 400 && r != -ENOSPC; i++) {
+		wait_capture(c, -1);
+		r = capture_service(c, -1);
+		ASSERT_TRUE(r >= 0 || r == -ENOSPC) TH_LOG("%s", strerror((int)-r));
+	}
+	ASSERT_EQ(-ENOSPC, r) TH_LOG("CPU 0's region never filled");
+	ASSERT_EQ(0, capture_error(c));
+
+	/* CPU 1: markers over 3 s, while the rotation reads its metadata for 1.5 s */
+	b = fork();
+	ASSERT_GE(b, 0);
+	if (!b)
+		write_paced(self->inst, 1, 'b', NB, 1000);
+	usleep(200 * 1000);
+	watch.c = c;
+	slow_meta = 1500;
+	err = rotate_next(c, self->dir, files, &nfiles);
+	slow_meta = 0;
+	watch.c = NULL;
+	ASSERT_EQ(0, err);
+	TH_LOG("%s: during the slow metadata, CPU 1 pages %llu -> %llu, syncs %d",
+	       variant->source, (unsigned long long)watch.pages0,
+	       (unsigned long long)watch.pages1, watch.syncs1 - watch.syncs0);
+	EXPECT_LT(watch.pages0, watch.pages1);
+	EXPECT_LE(3, watch.syncs1 - watch.syncs0);
+
+	/* the rest as the daemon does it */
+	while (waitpid(b, &status, WNOHANG) != b) {
+		wait_capture(c, -1);
+		r = capture_service(c, -1);
+		if (r == -ENOSPC && !capture_error(c)) {
+			ASSERT_EQ(0, rotate_next(c, self->dir, files, &nfiles));
+		} else {
+			ASSERT_LE(0, r) TH_LOG("%s", strerror((int)-r));
+		}
+	}
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	while ((err = capture_drain(c)) == -ENOSPC)
+		ASSERT_EQ(0, rotate_next(c, self->dir, files, &nfiles));
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(0, capture_stop(c));
+	capture_free(c);
+	for (int t = 0; t < 2; t++) {
+		n = 0;
+		for (int f = 0; f < nfiles; f++)
+			EXPECT_EQ(0, read_tagged(files[f], t ? 'b' : 'a', got, &n, NA + NB));
+		bad = -1;
+		for (int i = 0; i < n && bad < 0; i++)
+			if (got[i] != i + 1)
+				bad = i;
+		EXPECT_EQ(t ? NB : NA, n) TH_LOG("markers %c: %d read", t ? 'b' : 'a', n);
+		EXPECT_EQ(-1, bad) TH_LOG("markers %c: %d at position %d", t ? 'b' : 'a',
+					 bad >= 0 ? got[bad] : 0, bad);
+	}
 }
 
 TEST_HARNESS_MAIN
