@@ -463,7 +463,9 @@ int v7_room_pages(struct v7_writer *w, int cpu, size_t max, size_t *room)
 	v7_make_room(w, c, max);
 	if (w->err)
 		return w->err;
-	/* the most that fits: the worst case grows with the pages */
+	/* the most that fits (the worst case grows with the pages), most often all */
+	if (v7_fits(w, c, max))
+		lo = max;
 	while (lo < hi) {
 		size_t mid = hi - (hi - lo) / 2;
 
