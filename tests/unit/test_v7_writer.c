@@ -1304,6 +1304,44 @@ TEST(region_full)
 	}
 }
 
+/*
+ * v7_room_pages() says how many pages the region takes: that many always go in; when
+ * it says 0, a page more is refused. Per CPU; a CPU out of range is -EINVAL.
+ */
+TEST(room_pages)
+{
+	struct rb_summary s;
+	size_t room, n = 0;
+	struct tw t;
+	int comp;
+
+	for (comp = 0; comp < 2; comp++) {
+		ASSERT_EQ(0, tw_open_in(&t, NULL, comp, 2, 4, 64 << 10));
+		gen_markers(&t.g[0], 0, 0, 30000);
+		for (n = 0; n < t.g[0].nr; n += room) {
+			ASSERT_EQ(0, v7_room_pages(t.w, 0, 3, &room));
+			if (!room)
+				break;
+			EXPECT_GE(3, room);
+			if (n + room > t.g[0].nr)
+				room = t.g[0].nr - n;
+			ASSERT_EQ(0, v7_append_pages(t.w, 0, page(&t.g[0], n), room));
+		}
+		ASSERT_LT(n, t.g[0].nr) TH_LOG("the region never filled");
+		EXPECT_EQ(-ENOSPC, v7_append_pages(t.w, 0, page(&t.g[0], n), 1));
+		EXPECT_EQ(0, v7_error(t.w));
+		/* the other CPU's region is another one */
+		ASSERT_EQ(0, v7_room_pages(t.w, 1, 3, &room));
+		EXPECT_EQ(3, room);
+		EXPECT_EQ(-EINVAL, v7_room_pages(t.w, 2, 3, &room));
+		ASSERT_EQ(0, v7_finish(t.w, NULL, 0, NULL));
+		ASSERT_EQ(0, rb_summarize(t.path, &s));
+		EXPECT_EQ(markers_in(&t.g[0], n), s.total);
+		rb_summary_free(&s);
+		tw_close(&t, false);
+	}
+}
+
 /* Uncompressed zero-copy path: the caller writes pages where reserve says. */
 TEST(reserve_commit)
 {
