@@ -155,6 +155,16 @@ static bool read_tail(struct v7_file *f, uint64_t off, struct tail *t)
 	return t->ok;
 }
 
+/* The bytes a tail's streams hold: a later sync's tail counts no fewer. */
+static uint64_t tail_bytes(const struct tail *t)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < t->buf.n; i++)
+		n += t->buf.cpus[i].size;
+	return n;
+}
+
 /* A tail slot starts with CMDLINES (when the capture had them), then OPTIONS. */
 static bool read_slot(struct v7_file *f, uint64_t slot, struct tail *t)
 {
@@ -327,7 +337,8 @@ static int rebuild(struct rec *r, const char *dest, const char *tmp)
 	p.ncpus = r->ncpus;
 	p.comp = r->f.buf_zstd ? V7_COMP_ZSTD : V7_COMP_NONE;
 	p.region_bytes = region_for(r);
-	p.clock = r->t.ok && r->t.buf.clock[0] ? r->t.buf.clock : "local";
+	/* a tail slot's clock too: the streams come from the layout, not its clock */
+	p.clock = r->t.buf.clock[0] ? r->t.buf.clock : "local";
 	p.buffer_name = "";
 	p.durable = 1;
 	p.path = tmp;
@@ -483,7 +494,7 @@ int recover_file(const char *path, const char *out, unsigned int flags)
 		bool l = read_slot(&r->f, r->f.layout.tail_base, &lo);
 		bool h = read_slot(&r->f, r->f.layout.tail_base + r->f.layout.slot_size, &hi);
 
-		if (l && (!h || lo.buf.n >= hi.buf.n)) {
+		if (l && (!h || tail_bytes(&lo) > tail_bytes(&hi))) {
 			r->t = lo;
 			if (h)
 				tail_free(&hi);

@@ -33,6 +33,8 @@ struct crashed {
 };
 
 static unsigned int extra_formats;	/* one-byte ftrace formats added to the metadata */
+static const char *crash_clock = "local";	/* the trace clock of the files made */
+static bool more_syncs;		/* two syncs after the first CPU's pages, then the last */
 
 /* Markers "r<cpu>-<i>" on the CPUs of @mask, then a crash: no finish, tail destroyed. */
 static int make_crashed(struct crashed *c, enum v7_compression comp, unsigned int mask,
@@ -57,7 +59,7 @@ static int make_crashed(struct crashed *c, enum v7_compression comp, unsigned in
 	p.comp = comp;
 	p.chunk_pages = 4;
 	p.region_bytes = 4 << 20;
-	p.clock = "local";
+	p.clock = crash_clock;
 	p.buffer_name = "";
 	p.path = c->path;
 	for (unsigned int i = 0; i < extra_formats; i++)
@@ -80,6 +82,16 @@ static int make_crashed(struct crashed *c, enum v7_compression comp, unsigned in
 		pg_close(&c->g[cpu]);
 		if (v7_append_pages(w, cpu, c->g[cpu].pages, c->g[cpu].nr))
 			return -EIO;
+		/*
+		 * Each sync names its own task, so which tail a rebuild took shows. Syncs
+		 * take the slots in turn, the low one's cutting the high one off: the last
+		 * of three is in the high slot, the stale low one still there.
+		 */
+		if (more_syncs && (v7_set_cmdlines(w, "1 firstsync\n", 12) || v7_sync(w) ||
+				   v7_set_cmdlines(w, "2 secondsync\n", 13) || v7_sync(w) ||
+				   v7_set_cmdlines(w, "3 lastsync\n", 11)))
+			return -EIO;
+		more_syncs = false;
 	}
 	if (sync && v7_sync(w))
 		return -EIO;
@@ -171,6 +183,70 @@ TEST_F(rec, tail_lost)
 	ASSERT_EQ(0, stat(self->c.path, &st));
 	EXPECT_LT(st.st_size, 1 << 20);
 	EXPECT_EQ(0, recover_file(self->c.path, NULL, 0));
+}
+
+static int buffer_clock(const struct v7d_option *o, void *arg)
+{
+	struct v7_file *f = ((void **)arg)[0];
+	char *clock = ((void **)arg)[1];
+	struct v7d_buffer b;
+
+	if (o->id != V7_OPT_BUFFER || v7d_buffer_option(f, o, &b))
+		return 0;
+	snprintf(clock, 64, "%s", b.clock);
+	free(b.cpus);
+	return 0;
+}
+
+/* The clock in @path's BUFFER option, "" when there is none. */
+static void file_clock(const char *path, char clock[64])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct v7_file f = { 0 };
+	void *arg[2] = { &f, clock };
+
+	clock[0] = 0;
+	if (fd >= 0 && !v7d_open(&f, fd))
+		v7d_options(&f, f.opt_off, buffer_clock, arg);
+	v7d_close(&f);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * The header's tail torn: the streams come from the layout, the rest from a tail
+ * slot, the trace clock too. It used to become "local", so trace-cmd labelled boot or
+ * mono timestamps with the wrong clock.
+ */
+TEST_F(rec, torn_tail_keeps_the_clock)
+{
+	char clock[64];
+
+	crash_clock = "mono";
+	ASSERT_EQ(0, make_crashed(&self->c, variant->comp, variant->mask, true, true));
+	crash_clock = "local";
+	EXPECT_EQ(1, recover_file(self->c.path, NULL, 0));
+	check_cpus(_metadata, self->c.path, &self->c);
+	file_clock(self->c.path, clock);
+	EXPECT_STREQ("mono", clock);
+}
+
+/*
+ * Three syncs, the header's tail torn: the rest comes from the last sync's tail slot
+ * (its command lines here), not the older one's, which used to win when both slots
+ * counted the same CPUs.
+ */
+TEST_F(rec, torn_tail_takes_the_newer_slot)
+{
+	char cmd[300];
+
+	more_syncs = true;
+	ASSERT_EQ(0, make_crashed(&self->c, variant->comp, variant->mask, true, true));
+	EXPECT_EQ(1, recover_file(self->c.path, NULL, 0));
+	check_cpus(_metadata, self->c.path, &self->c);
+	snprintf(cmd, sizeof(cmd), "trace-cmd dump --cmd-lines %s 2>/dev/null | grep -q lastsync",
+		 self->c.path);
+	EXPECT_EQ(0, system(cmd));
 }
 
 /* -o writes the repaired file elsewhere and leaves the input byte for byte. */
