@@ -331,12 +331,52 @@ static int take_pages(struct v7_file *f, const char *p, uint64_t len,
 	return 0;
 }
 
+/*
+ * The compressed chunk at @pos, before @limit, into @b: its stored size (header
+ * included) in @len, or 0 when not even its header fits; -EINVAL when it does not
+ * decompress to pages.
+ */
+static int read_chunk(struct v7_file *f, uint64_t pos, uint64_t limit, struct v7_buf *b,
+		      bool *stored, uint64_t *len)
+{
+	uint32_t c;
+
+	*len = 0;
+	b->len = 0;
+	if (limit - pos < 8 || rd(f, &c, 4, pos) || c > limit - pos - 8)
+		return -EINVAL;
+	*len = 8 + (uint64_t)c;
+	if (read_block(f, pos, limit - pos, V7D_MAX_CHUNK, b, stored) || !b->len ||
+	    b->len % f->page_size)
+		return -EINVAL;
+	return 0;
+}
+
+/* Whether the chunk (or raw page) at @pos is whole and holds readable pages. */
+static bool whole_at(struct v7_file *f, uint64_t pos, uint64_t limit, bool compressed)
+{
+	struct v7d_stream st = { 0 };
+	struct v7_buf b = { 0 };
+	uint64_t len;
+	bool stored, ok;
+
+	if (compressed)
+		ok = !read_chunk(f, pos, limit, &b, &stored, &len) &&
+		     !take_pages(f, b.p, b.len, &st, NULL, NULL);
+	else
+		ok = pos <= limit && f->page_size <= limit - pos &&
+		     !v7_buf_reserve(&b, f->page_size) && !rd(f, b.p, f->page_size, pos) &&
+		     !take_pages(f, b.p, f->page_size, &st, NULL, NULL);
+	v7_buf_free(&b);
+	return ok;
+}
+
 int v7d_stream(struct v7_file *f, uint64_t off, uint64_t limit, bool compressed,
 	       uint32_t max_chunks, struct v7d_stream *st,
 	       int (*page_fn)(const void *page, void *arg), void *arg)
 {
 	struct v7_buf b = { 0 };
-	uint64_t pos;
+	uint64_t pos, len;
 	int ret = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -351,9 +391,13 @@ int v7d_stream(struct v7_file *f, uint64_t off, uint64_t limit, bool compressed,
 			ret = take_pages(f, b.p, f->page_size, st, page_fn, arg);
 			if (ret == -EINVAL) {
 				ret = 0;
-				break;
+				/* a damaged page amid good ones: the stream goes on after it */
+				if (!whole_at(f, pos + f->page_size, limit, false))
+					break;
+				st->skipped++;
+			} else {
+				st->chunks++;
 			}
-			st->chunks++;
 			st->bytes += f->page_size;
 		}
 		v7_buf_free(&b);
@@ -361,27 +405,30 @@ int v7d_stream(struct v7_file *f, uint64_t off, uint64_t limit, bool compressed,
 	}
 	if (off > limit || limit - off < 4 || rd(f, &st->stored, 4, off))
 		return 0;
-	for (pos = off + 4; st->chunks < max_chunks && pos < limit; ) {
+	for (pos = off + 4; st->chunks < max_chunks && pos < limit; pos += len) {
 		bool stored;
-		uint32_t c;
 
-		b.len = 0;
-		if (limit - pos < 8 || rd(f, &c, 4, pos) || c > limit - pos - 8)
-			break;
-		if (read_block(f, pos, limit - pos, V7D_MAX_CHUNK, &b, &stored) || !b.len ||
-		    b.len % f->page_size)
-			break;
-		ret = take_pages(f, b.p, b.len, st, page_fn, arg);
+		ret = read_chunk(f, pos, limit, &b, &stored, &len);
+		if (!ret)
+			ret = take_pages(f, b.p, b.len, st, page_fn, arg);
 		if (ret == -EINVAL) {
 			ret = 0;
-			break;
+			/*
+			 * A damaged chunk whose size still leads to a whole one (a bad
+			 * sector, a flipped bit) is skipped; else the stream ends here, as
+			 * where a crash cut it.
+			 */
+			if (!len || !whole_at(f, pos + len, limit, true))
+				break;
+			st->skipped++;
+			st->bytes += len;
+			continue;
 		}
 		if (ret)
 			break;
 		st->chunks++;
 		st->uncompressed += stored;
-		st->bytes += 8 + (uint64_t)c;
-		pos += 8 + (uint64_t)c;
+		st->bytes += len;
 	}
 	v7_buf_free(&b);
 	return ret;

@@ -91,6 +91,7 @@ int v7d_buffer_option(struct v7_file *f, const struct v7d_option *o, struct v7d_
 struct v7d_stream {
 	uint32_t	stored;		/* compressed: the chunk count in the file */
 	uint32_t	chunks;		/* whole, valid chunks (raw: pages) */
+	uint32_t	skipped;	/* damaged ones amid them, left out */
 	uint32_t	uncompressed;	/* of those, stored by a sync (codec_frame_stored()) */
 	uint64_t	bytes;		/* their bytes after the count (raw: the pages) */
 	uint64_t	pages;

@@ -14,9 +14,10 @@
  *   - the CPU streams: from the layout record the writer puts after the BUFFER
  *     section header (region of CPU i at data_base + i * region_bytes: exact CPU
  *     ids), or, in a file without one, from the tail's BUFFER option; each stream is
- *     taken as far as its chunks are whole and decompress to readable pages;
- *   - the options, CMDLINES and CPUSTAT: from the tail the header points at, or when
- *     that one is torn from either tail slot of the layout record;
+ *     taken as far as its chunks are whole and decompress to readable pages, a
+ *     damaged chunk followed by a whole one left out (and said);
+ *   - the options, CMDLINES, CPUSTAT and the clock: from the tail the header points
+ *     at, or when that one is torn from the newer tail slot of the layout record;
  *   - the metadata sections as they are.
  * The pages go through the same writer that recorded them (format/v7_writer.c), into
  * an unnamed file in the destination's directory, finished the writer's way: the
@@ -63,6 +64,7 @@ struct rec {
 	int			ncpus;
 	uint64_t		events;
 	uint32_t		extra;		/* chunks beyond what the tail counts */
+	uint32_t		skipped;	/* damaged chunks amid whole ones */
 	uint32_t		uncompressed;	/* chunks a sync stored as they were */
 	struct v7_writer	*w;		/* while rebuilding */
 	int			wcpu;
@@ -228,6 +230,7 @@ static bool walk_streams(struct rec *r)
 
 	r->events = 0;
 	r->extra = 0;
+	r->skipped = 0;
 	r->uncompressed = 0;
 	for (int i = 0; i < r->ncpus; i++) {
 		struct v7d_stream *st = &r->st[i];
@@ -242,6 +245,9 @@ static bool walk_streams(struct rec *r)
 		named = r->t.ok && tail_extent(r, i, &size);
 		if (named && st->bytes < size)
 			valid = false;		/* the tail names data that is not there */
+		if (st->skipped)
+			valid = false;		/* damaged chunks: left out of a rebuild */
+		r->skipped += st->skipped;
 		if (st->bytes > size) {
 			valid = false;
 			r->extra += r->f.buf_zstd ? st->chunks - (named ? st->stored : 0) :
@@ -375,6 +381,18 @@ static int rebuild(struct rec *r, const char *dest, const char *tmp)
 	free(cmd);
 	meta_free(&m);
 	return ret;
+}
+
+/* ", N damaged chunks ... lost" when the walk skipped some, else "". */
+static const char *skipped_text(const struct rec *r)
+{
+	static char text[96];
+
+	if (!r->skipped)
+		return "";
+	snprintf(text, sizeof(text), ", %u damaged %s skipped (their events are lost)",
+		 r->skipped, r->f.buf_zstd ? "chunks" : "pages");
+	return text;
 }
 
 /* Events in @path as our reader counts them, or -1 if it does not read. */
@@ -535,8 +553,9 @@ int recover_file(const char *path, const char *out, unsigned int flags)
 		goto out;
 	}
 	if (dry_run) {
-		printf("%s: %s; %d CPU streams, %u chunks not counted yet: can be repaired\n",
-		       path, valid ? "readable" : "tail missing or torn", r->ncpus, r->extra);
+		printf("%s: %s; %d CPU streams, %u chunks not counted yet%s: can be repaired\n",
+		       path, valid ? "readable" : "tail missing or torn", r->ncpus, r->extra,
+		       skipped_text(r));
 		ret = 1;
 		goto out;
 	}
@@ -552,10 +571,11 @@ int recover_file(const char *path, const char *out, unsigned int flags)
 	}
 	for (int i = 0; i < r->ncpus; i++)
 		streams += r->st[i].chunks > 0;
-	printf("%s: repaired (%s): %lld events, %d CPU streams%s%s\n", path,
+	printf("%s: repaired (%s): %lld events, %d CPU streams%s%s%s\n", path,
 	       whole ? "chunks stored uncompressed by a sync compressed" :
+	       r->skipped ? "damaged chunks left out" :
 	       valid ? "unsynced chunks counted in" : "tail rebuilt from the chunk streams",
-	       after, streams, out ? " -> " : "", out ? out : "");
+	       after, streams, skipped_text(r), out ? " -> " : "", out ? out : "");
 	ret = 1;
 out:
 	tail_free(&r->t);

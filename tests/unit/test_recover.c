@@ -249,6 +249,57 @@ TEST_F(rec, torn_tail_takes_the_newer_slot)
 	EXPECT_EQ(0, system(cmd));
 }
 
+/*
+ * A damaged chunk (or raw page) amid whole ones, a bad sector say: recover leaves it
+ * out, says so, and keeps every chunk after it. The stream used to end there, and
+ * the events after it went with it.
+ */
+TEST_F(rec, damaged_chunk_skipped)
+{
+	int cpu = __builtin_ctz(variant->mask), fd, n;
+	uint8_t junk[16];
+	struct v7_file f = { 0 };
+	struct rb_summary s;
+	uint64_t pos;
+	uint32_t c;
+	char last[64];
+
+	ASSERT_EQ(0, make_crashed(&self->c, variant->comp, variant->mask, true, false));
+	fd = open(self->c.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, v7d_open(&f, fd));
+	ASSERT_TRUE(f.has_layout);
+	pos = f.layout.data_base + (uint64_t)cpu * f.layout.region_bytes;
+	memset(junk, 0xff, sizeof(junk));
+	if (variant->comp == V7_COMP_ZSTD) {
+		/* past the count and the first chunk: the middle of the second */
+		ASSERT_EQ(4, pread(fd, &c, 4, (off_t)pos + 4));
+		pos += 4 + 8 + c;
+		ASSERT_EQ(4, pread(fd, &c, 4, (off_t)pos));
+		pos += 8 + c / 2;
+	} else {
+		/* the second page's commit length */
+		pos += PS + 8;
+	}
+	ASSERT_EQ((ssize_t)sizeof(junk), pwrite(fd, junk, sizeof(junk), (off_t)pos));
+	v7d_close(&f);
+	close(fd);
+
+	EXPECT_EQ(1, recover_file(self->c.path, NULL, 0));
+	ASSERT_EQ(0, rb_summarize(self->c.path, &s));
+	n = (int)s.nr_markers[cpu];
+	EXPECT_LT(n, (int)self->c.want[cpu]);
+	EXPECT_GT(n, (int)self->c.want[cpu] / 2);
+	/* the chunks after the damaged one are there, the last marker with them */
+	snprintf(last, sizeof(last), "r%d-%zu marker text of some length", cpu,
+		 self->c.want[cpu] - 1);
+	if (n)
+		EXPECT_STREQ(last, s.markers[cpu][n - 1]);
+	rb_summary_free(&s);
+	/* the rebuilt file is whole */
+	EXPECT_EQ(0, recover_file(self->c.path, NULL, 0));
+}
+
 /* -o writes the repaired file elsewhere and leaves the input byte for byte. */
 TEST_F(rec, output_elsewhere)
 {
