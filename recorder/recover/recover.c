@@ -321,7 +321,7 @@ static int rebuild(struct rec *r, const char *dest, const char *tmp)
 		fprintf(stderr, "recover: %s: metadata unreadable: %s\n", r->path, r->f.why);
 		return ret;
 	}
-	wfd = fio_open_tmp_beside(dest, 0600);
+	wfd = fio_open_work_beside(dest, 0600);
 	if (wfd < 0) {
 		meta_free(&m);
 		fprintf(stderr, "recover: %s: cannot write beside %s: %s\n", r->path, dest,
@@ -439,6 +439,8 @@ static bool remove_stray(const char *path, int dry_run)
 
 	found |= remove_if_there(rec ? fio_beside_name(rec, "finishing") : NULL, dry_run);
 	found |= remove_if_there(rec, dry_run);
+	/* the work file of a rebuild without O_TMPFILE, killed before it lost its name */
+	found |= remove_if_there(fio_beside_name(path, "work"), dry_run);
 	return found;
 }
 

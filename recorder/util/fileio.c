@@ -224,6 +224,25 @@ char *fio_beside_name(const char *path, const char *suffix)
 	return name;
 }
 
+int fio_open_work_beside(const char *path, int mode)
+{
+	int fd = fio_open_tmp_beside(path, mode);
+	char *name;
+
+	if (fd != -EOPNOTSUPP && fd != -EISDIR)
+		return fd;
+	name = fio_beside_name(path, "work");
+	if (!name)
+		return -ENOMEM;
+	unlink(name);	/* left by a kill between the open and the unlink below */
+	fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	fd = fd < 0 ? -errno : fd;
+	if (fd >= 0)
+		unlink(name);
+	free(name);
+	return fd;
+}
+
 int fio_open_tmp_beside(const char *path, int mode)
 {
 	char *d = strdup(path);

@@ -29,6 +29,13 @@ char *fio_beside_name(const char *path, const char *suffix);
 int fio_open_tmp_beside(const char *path, int mode);
 
 /*
+ * A work file in the directory of @path that never gets a name: O_TMPFILE, else (a
+ * file system without it: NFS before 4.2, 9p, FUSE) a hidden name removed at once.
+ * An fd, or -errno.
+ */
+int fio_open_work_beside(const char *path, int mode);
+
+/*
  * The file that becomes @path once complete: unnamed (O_TMPFILE) where the filesystem
  * has it; else (9p, some FUSE and network filesystems) a hidden ".NAME.XXXXXX" beside
  * @path, whose name goes to @tmp (@tmp[0] = '\0' for an unnamed one). An fd or -errno.

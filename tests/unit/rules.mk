@@ -9,7 +9,7 @@ $(B)/tests/test_capture_pump: LDFLAGS += -Wl,--wrap=capture_service,--wrap=captu
 $(B)/tests/test_capture_rotate: LDFLAGS += -Wl,--wrap=source_find,--wrap=meta_collect_since \
 	-Wl,--wrap=fdatasync
 # test_recover cuts the rebuild's read of the streams short.
-$(B)/tests/test_recover: LDFLAGS += -Wl,--wrap=v7d_stream
+$(B)/tests/test_recover: LDFLAGS += -Wl,--wrap=v7d_stream,--wrap=open
 # test_source_splice has the file refuse a flush's page, or take half a page.
 $(B)/tests/test_source_splice: LDFLAGS += -Wl,--wrap=pwrite,--wrap=splice
 # test_mmap_ring plays a kernel whose writer grows the page at each GET_READER.

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,6 +365,45 @@ TEST_F(rec, killed_before_first_sync)
 	close(fd);
 	EXPECT_EQ(1, recover_file(c->path, NULL, 0));
 	check_cpus(_metadata, c->path, c);
+}
+
+/* A file system without O_TMPFILE (--wrap=open): open(2) says EOPNOTSUPP for it. */
+static bool no_tmpfile;
+
+int __real_open(const char *path, int flags, ...);
+int __wrap_open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	if (no_tmpfile && (flags & O_TMPFILE) == O_TMPFILE) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return __real_open(path, flags, mode);
+}
+
+/*
+ * Without O_TMPFILE (NFS before 4.2, 9p, FUSE) the rebuild works in a hidden file it
+ * removes at once: recover used to fail there, "cannot write beside".
+ */
+TEST_F(rec, no_tmpfile_on_this_file_system)
+{
+	char cmd[200];
+
+	ASSERT_EQ(0, make_crashed(&self->c, variant->comp, variant->mask, true, true));
+	no_tmpfile = true;
+	EXPECT_EQ(1, recover_file(self->c.path, NULL, 0));
+	no_tmpfile = false;
+	check_cpus(_metadata, self->c.path, &self->c);
+	/* nothing left beside it */
+	snprintf(cmd, sizeof(cmd), "test $(ls -A %s | wc -l) -eq 1", self->c.dir);
+	EXPECT_EQ(0, system(cmd));
 }
 
 /* -o never replaces a file: the one there and the input stay as they were. */
