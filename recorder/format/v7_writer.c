@@ -443,16 +443,16 @@ int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n)
  * @max: pages wanted
  * @room: set to the most pages, up to @max, that v7_append_pages() then takes whole
  *
- * Near the region's end, waits for this CPU's chunks in the pool as
- * v7_append_pages() does. So a caller reads no more from its source than the file
- * takes: what does not fit stays in the source for the next file.
+ * When not a page fits by the worst case promised for this CPU's chunks in the pool,
+ * waits for them one at a time (what they really took gives room back). So a caller
+ * reads no more from its source than the file takes: what does not fit stays in the
+ * source for the next file.
  *
  * Context: the page path.
  * Return: 0 (@room 0: the region is full), or the writer's -errno.
  */
 int v7_room_pages(struct v7_writer *w, int cpu, size_t max, size_t *room)
 {
-	size_t lo = 0, hi = max;
 	struct v7_cpu *c;
 	int ret = v7_check_cpu(w, cpu, __func__);
 
@@ -460,22 +460,29 @@ int v7_room_pages(struct v7_writer *w, int cpu, size_t max, size_t *room)
 	if (ret)
 		return ret;
 	c = &w->cpus[cpu];
-	v7_make_room(w, c, max);
-	if (w->err)
-		return w->err;
-	/* the most that fits (the worst case grows with the pages), most often all */
-	if (v7_fits(w, c, max))
-		lo = max;
-	while (lo < hi) {
-		size_t mid = hi - (hi - lo) / 2;
+	for (;;) {
+		size_t lo = 0, hi = max;
 
-		if (v7_fits(w, c, mid))
-			lo = mid;
-		else
-			hi = mid - 1;
+		if (w->err)
+			return w->err;
+		/* the most that fits (the worst case grows with the pages), most often all */
+		if (v7_fits(w, c, max))
+			lo = max;
+		while (lo < hi) {
+			size_t mid = hi - (hi - lo) / 2;
+
+			if (v7_fits(w, c, mid))
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		/* Waits for the pool only when not a page fits by the worst case. */
+		if (lo || !w->compressed || !c->in_pool) {
+			*room = lo;
+			return 0;
+		}
+		chunk_pool_reap(w->pool, CHUNK_POOL_ONE);
 	}
-	*room = lo;
-	return 0;
 }
 
 /**
