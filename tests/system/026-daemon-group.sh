@@ -4,7 +4,8 @@
 # socket (0660) belong to that group, whose members may read the traces and run
 # `status`, never a mutating command; anyone else gets nothing. Users and a group of
 # its own are made for the test and removed after it. The finished file (renamed over
-# the live one) keeps the group.
+# the live one) keeps the group. All of it also with the unit's capability bounding
+# set alone, as systemd starts it.
 source "$(dirname "$0")/../lib/tap.sh"
 source "$(dirname "$0")/../lib/recd.sh"
 
@@ -42,4 +43,27 @@ t_check "a non-member cannot read the trace" bash -c "! runuser -u $O -- dd if=$
 recd stop >/dev/null
 t_eq "the finished file keeps them" "$(perm "$f")" "640 $G"
 t_check "the finished file reads" report_ok "$f"
+
+# --- with the unit's capabilities alone ----------------------------------------------------
+# systemd starts recorderd with recorderd.service's CapabilityBoundingSet: giving the
+# files, directories and socket to the group must work with those (CAP_CHOWN).
+unit=$(dirname "$0")/../../recorder/daemon/recorderd.service
+keep=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr 'A-Z' 'a-z' | tr ' ' '\n')
+drop=$(capsh --print 2>/dev/null | sed -n 's/^Bounding set =//p' | tr ',' '\n' |
+	grep -vxF -f <(echo "$keep") | paste -sd,)
+if [ -z "$keep" ] || [ -z "$drop" ]; then
+	t_skip "the unit's capabilities" "no capsh, or no CapabilityBoundingSet in $unit"
+else
+	rm -rf "$OUT" "$(dirname "$SOCK")"
+	out=$(capsh --drop="$drop" -- -c "exec '$RECORDERD' start --socket '$SOCK' -i '$INST' \
+		-d '$OUT' -O group='$G' -O sync_ms=200" 2>&1)
+	rc=$?
+	t_eq "with the unit's capabilities: starts ($out)" "$rc" 0
+	mark grp 1 10
+	sleep 0.5
+	f=$(ls "$OUT"/*.dat 2>/dev/null | head -n 1)
+	t_eq "with the unit's capabilities: the file is the group's" "$(perm "$f")" "640 $G"
+	t_eq "with the unit's capabilities: the socket is the group's" "$(perm "$SOCK")" "660 $G"
+	recd stop >/dev/null
+fi
 t_done
