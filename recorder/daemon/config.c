@@ -287,26 +287,29 @@ static int set_events(struct rec_config *c, const char *val, char *err)
 	return ret;
 }
 
-#define DIGIT "[0-9]"
-#define PATTERN_CONVS "%Y %y %m %d %j %H %M %S %s %# %%"
+#define D2 "[0-9][0-9]"
+#define D4 D2 D2
+#define PATTERN_CONVS "%Y %y %m %d %j %H %M %S %s %F %T %# %%"
 
 /*
- * The conversions of a file_pattern, each with the glob of what it gives: digits
- * only, so that no name holds a '/' and the budget's glob matches our names alone
- * ("%S.dat" must not delete every .dat in the directory).
+ * The conversions of a file_pattern, each with the glob of what it gives (extended,
+ * FNM_EXTMATCH): digits only, so that no name holds a '/' and the budget's glob
+ * matches our names alone ("%S.dat" must not delete every .dat in the directory).
+ * @differs: it changes from one second (or file) to the next.
  */
 static const struct pattern_conv {
 	char		conv;
+	bool		differs;
 	const char	*glob;
 } pattern_convs[] = {
-	{ 'Y', DIGIT DIGIT DIGIT DIGIT }, { 'y', DIGIT DIGIT }, { 'm', DIGIT DIGIT },
-	{ 'd', DIGIT DIGIT }, { 'j', DIGIT DIGIT DIGIT }, { 'H', DIGIT DIGIT },
-	{ 'M', DIGIT DIGIT }, { 'S', DIGIT DIGIT },
-	/* seconds since 1970: ten digits until 2286 */
-	{ 's', DIGIT DIGIT DIGIT DIGIT DIGIT DIGIT DIGIT DIGIT DIGIT DIGIT },
-	/* the sequence number, "%04u": four digits or more */
-	{ '#', DIGIT DIGIT DIGIT DIGIT "*" },
-	{ '%', "%" },
+	{ 'Y', false, D4 }, { 'y', false, D2 }, { 'm', false, D2 }, { 'd', false, D2 },
+	{ 'j', false, D2 "[0-9]" }, { 'H', false, D2 }, { 'M', false, D2 },
+	{ 'S', true, D2 },
+	{ 's', true, "+([0-9])" },		/* seconds since 1970 */
+	{ 'F', false, D4 "-" D2 "-" D2 },
+	{ 'T', true, D2 ":" D2 ":" D2 },
+	{ '#', true, D2 "[0-9]+([0-9])" },	/* the sequence number, "%04u" */
+	{ '%', false, "%" },
 };
 
 static const struct pattern_conv *find_conv(char conv)
@@ -317,22 +320,61 @@ static const struct pattern_conv *find_conv(char conv)
 	return NULL;
 }
 
+/* The extended glob of what pattern @p makes, or -EINVAL / -ENAMETOOLONG. */
+static int pattern_glob(const char *p, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (*p) {
+		if (n + 2 >= len)
+			return -ENAMETOOLONG;
+		if (p[0] == '%') {
+			const struct pattern_conv *cv = find_conv(p[1]);
+
+			if (!cv)
+				return -EINVAL;
+			if (n + strlen(cv->glob) >= len)
+				return -ENAMETOOLONG;
+			memcpy(buf + n, cv->glob, strlen(cv->glob));
+			n += strlen(cv->glob);
+			p += 2;
+		} else if (strchr("*?[\\+@!()|", *p)) {
+			buf[n++] = '\\';
+			buf[n++] = *p++;
+		} else {
+			buf[n++] = *p++;
+		}
+	}
+	buf[n] = 0;
+	return 0;
+}
+
 static int check_pattern(const char *p, char *err)
 {
+	char glob[CONFIG_GLOB_MAX];
+	bool differs = false;
+
 	if (!*p || strchr(p, '/')) {
 		snprintf(err, CONFIG_ERR_LEN, "file_pattern '%s' must be a file name, no '/'", p);
 		return -EINVAL;
 	}
 	for (const char *q = strchr(p, '%'); q; q = strchr(q + 2, '%')) {
-		if (!find_conv(q[1])) {
+		const struct pattern_conv *cv = find_conv(q[1]);
+
+		if (!cv) {
 			snprintf(err, CONFIG_ERR_LEN, "file_pattern '%s': %%%.1s is not one of %s",
 				 p, q + 1, PATTERN_CONVS);
 			return -EINVAL;
 		}
+		differs |= cv->differs;
 	}
-	if (!strstr(p, "%#") && !strstr(p, "%S")) {
+	if (!differs) {
 		snprintf(err, CONFIG_ERR_LEN,
 			 "file_pattern '%s' needs %%# (sequence) or %%S so that names differ", p);
+		return -EINVAL;
+	}
+	if (pattern_glob(p, glob, sizeof(glob))) {
+		snprintf(err, CONFIG_ERR_LEN, "file_pattern '%s' is too long", p);
 		return -EINVAL;
 	}
 	if (!strncmp(p, "trig-", 5) || !strncmp(p, "lastboot-", 9)) {
@@ -633,31 +675,7 @@ int config_file_name(const struct rec_config *c, long when, unsigned int seq,
 
 int config_file_glob(const struct rec_config *c, char *buf, size_t len)
 {
-	const char *p = c->file_pattern;
-	size_t n = 0;
-
-	while (*p) {
-		if (n + 2 >= len)
-			return -ENAMETOOLONG;
-		if (p[0] == '%' && find_conv(p[1])) {
-			const char *g = find_conv(p[1])->glob;
-
-			if (n + strlen(g) >= len)
-				return -ENAMETOOLONG;
-			memcpy(buf + n, g, strlen(g));
-			n += strlen(g);
-			p += 2;
-		} else if (p[0] == '%') {
-			return -EINVAL;		/* check_pattern() lets none through */
-		} else if (strchr("*?[\\", *p)) {
-			buf[n++] = '\\';
-			buf[n++] = *p++;
-		} else {
-			buf[n++] = *p++;
-		}
-	}
-	buf[n] = 0;
-	return 0;
+	return pattern_glob(c->file_pattern, buf, len);
 }
 
 const char *config_fmt_size(uint64_t b, char *buf, size_t len)

@@ -105,7 +105,12 @@ int config_check(const struct rec_config *c, char *err);
 int config_file_name(const struct rec_config *c, long when, unsigned int seq,
 		     char *buf, size_t len);
 
-/* fnmatch(3) glob matching every name config_file_name() can produce. */
+/*
+ * fnmatch(3) glob, extended (FNM_EXTMATCH), matching every name config_file_name() can
+ * produce and as few others as can be: 0, -ENAMETOOLONG (never for CONFIG_GLOB_MAX
+ * bytes: check_pattern() refused longer ones).
+ */
+#define CONFIG_GLOB_MAX		512
 int config_file_glob(const struct rec_config *c, char *buf, size_t len);
 
 /* Human-readable size ("64 MiB"), for messages. */

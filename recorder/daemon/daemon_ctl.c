@@ -419,6 +419,8 @@ static const char *restart_key_changed(const struct rec_config *a, const struct 
 		return "socket";
 	if (strcmp(a->pidfile ? a->pidfile : "", b->pidfile ? b->pidfile : ""))
 		return "pidfile";
+	if (strcmp(a->log_file ? a->log_file : "", b->log_file ? b->log_file : ""))
+		return "log_file";
 	/* the socket's group is set when it is made, and files must follow it */
 	if (a->group_gid != b->group_gid)
 		return "group";
@@ -535,7 +537,7 @@ static int reload_refused(struct recd *d, struct rec_config *nc, const char *why
 static int flight_stop_for_reload(struct recd *d, const struct rec_config *nc, int *restart,
 				  char *why, size_t len)
 {
-	int ret = rotate_mkdir_p(nc->output_dir, nc->group_gid);
+	int ret = rotate_mkdir_p(nc->output_dir, d->cfg.group_gid);	/* group: a restart */
 
 	if (ret) {
 		snprintf(why, len, "cannot make %s (%s)", nc->output_dir, strerror(-ret));
@@ -593,7 +595,9 @@ static int reload(struct recd *d, char *msg, size_t len)
 	ret = 0;
 	if (restart)
 		ret = restart_or_fall_back(d, &old, restart, flight, why, sizeof(why));
-	if (ret != -EIO && dmn_triggers_start(d)) {
+	if (ret == -EINVAL && dmn_triggers_start(d))
+		log_err("the old triggers do not start again: no triggers armed");
+	if (!ret && dmn_triggers_start(d)) {
 		/* Everything else applies; the triggers stay as they were. */
 		snprintf(why, sizeof(why), "%s", d->last_err);
 		swap_triggers(&d->cfg, &old);

@@ -354,11 +354,17 @@ int dmn_next_file(struct recd *d, const char *why, int restart)
 	ret = dmn_new_file_path(d, next, sizeof(next));
 	if (ret)
 		return ret;
-	rotate_enforce_budget(&d->cfg, &d->rs, d->cur, d->cfg.rotate_size);
 	ret = restart ? restart_capture(d, next) : switch_capture(d, next);
-	if (ret)
+	if (ret) {
 		dmn_set_error(d, "cannot start the next file", ret);
-	return ret;
+		return ret;
+	}
+	/*
+	 * Only now: a reload's new limits must not delete files when its capture does
+	 * not start (the old settings then stay, theirs too).
+	 */
+	rotate_enforce_budget(&d->cfg, &d->rs, d->cur, d->cfg.rotate_size);
+	return 0;
 }
 
 int dmn_switch_file(struct recd *d, const char *why)

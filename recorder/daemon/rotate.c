@@ -116,7 +116,7 @@ static bool other_kind(const char *glob, const char *name)
 	static const char *const kinds[] = { TRIGGER_FILE_GLOB, LASTBOOT_FILE_GLOB };
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strcmp(glob, kinds[i]) && !fnmatch(kinds[i], name, FNM_PERIOD))
+		if (strcmp(glob, kinds[i]) && !fnmatch(kinds[i], name, FNM_PERIOD | FNM_EXTMATCH))
 			return true;
 	return false;
 }
@@ -146,7 +146,7 @@ static int prune(const struct rec_config *c, const char *glob, const char *curre
 	while ((de = readdir(d))) {
 		struct stat st;
 
-		if (fnmatch(glob, de->d_name, FNM_PERIOD))
+		if (fnmatch(glob, de->d_name, FNM_PERIOD | FNM_EXTMATCH))
 			continue;
 		/* A wide pattern (*-*.dat) also matches them: each kind has its limits. */
 		if (other_kind(glob, de->d_name))
@@ -202,7 +202,7 @@ static int prune(const struct rec_config *c, const char *glob, const char *curre
 int rotate_enforce_budget(const struct rec_config *c, struct rotate_state *rs,
 			  const char *current, uint64_t reserve)
 {
-	char glob[512];
+	char glob[CONFIG_GLOB_MAX];
 	int ret;
 
 	if (config_file_glob(c, glob, sizeof(glob)))

@@ -4,8 +4,8 @@
 # private socket, settings from the configuration file only). Stream mode: a new
 # output_dir that cannot be made is refused, status keeps naming the old directory
 # and the next rotation works; a reload that changes a restart-only key (instance)
-# and names an unknown event goes on in the old instance; a new group needs a
-# restart. Flight mode: a new output_dir that cannot be made is refused; a ring that
+# and names an unknown event goes on in the old instance, and its limits (max_age)
+# delete nothing; a new group needs a restart. Flight mode: a new output_dir that cannot be made is refused; a ring that
 # cannot be saved under the old settings refuses the reload and records on (its
 # events are in the next snapshot); a reload that applies saves the ring in the old
 # directory first. No marker written around the reloads is lost.
@@ -56,13 +56,26 @@ t_eq "unknown event + new instance: same daemon, running" \
 	"$(recd_pid) $(recd_json state)" "$pid running"
 mark c 1 300
 sleep 0.3
+# nor does it apply its new limits: a max_age that would delete every older file
+before=$(ls "$OUT"/*.dat)
+sleep 1.1
+daemon_conf "events = sched:sched_switch nosuch:event" "max_age = 1s" >"$conf"
+out=$(recd reload 2>&1)
+t_check "unknown event + max_age: old configuration kept" \
+	grep -q "old configuration kept" <<<"$out"
+# (the fallback capture is in a file of its own)
+t_eq "unknown event + max_age: no file deleted" \
+	"$(for f in $before; do [ -e "$f" ] || echo "$f"; done)" ""
+daemon_conf "events = sched:sched_switch" >"$conf"
 # the control socket keeps the group it was made with: a restart-only key too
 if getent group daemon >/dev/null; then
 	daemon_conf "events = sched:sched_switch" "group = daemon" >"$conf"
 	out=$(recd reload 2>&1)
 	t_check "a new group: needs a restart, says so" \
 		grep -q "changing 'group' needs a restart (kept old)" <<<"$out"
-	t_eq "a new group: the files keep theirs" "$(stat -c %g "$(recd_json output_file)")" 0
+	recd rotate >/dev/null
+	t_eq "a new group: the next file keeps the old one" \
+		"$(stat -c %g "$(recd_json output_file)")" 0
 else
 	t_skip "a new group" "no group daemon here"
 fi

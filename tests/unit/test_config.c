@@ -216,6 +216,7 @@ TEST(consistency_checks)
 
 #define D2 "[0-9][0-9]"
 #define D4 "[0-9][0-9][0-9][0-9]"
+#define GLOB_FLAGS (FNM_PERIOD | FNM_EXTMATCH)
 
 TEST(file_names_and_glob)
 {
@@ -227,32 +228,46 @@ TEST(file_names_and_glob)
 	ASSERT_EQ(0, config_file_name(&c, 1767323045, 7, name, sizeof(name)));
 	EXPECT_STREQ("trace-20260102-030405-0007.dat", name);
 	ASSERT_EQ(0, config_file_glob(&c, glob, sizeof(glob)));
-	EXPECT_STREQ("trace-" D4 D4 "-" D4 D2 "-" D4 "*.dat", glob);
-	EXPECT_EQ(0, fnmatch(glob, name, FNM_PERIOD));
-	EXPECT_NE(0, fnmatch(glob, "other.dat", FNM_PERIOD));
-	EXPECT_NE(0, fnmatch(glob, "trace-old-copy-1.dat", FNM_PERIOD));
+	EXPECT_STREQ("trace-" D4 D4 "-" D4 D2 "-" D2 "[0-9]+([0-9]).dat", glob);
+	EXPECT_EQ(0, fnmatch(glob, name, GLOB_FLAGS));
+	EXPECT_NE(0, fnmatch(glob, "other.dat", GLOB_FLAGS));
+	EXPECT_NE(0, fnmatch(glob, "trace-old-copy-1.dat", GLOB_FLAGS));
+	EXPECT_NE(0, fnmatch(glob, "trace-20260102-030405-0007-notes.dat", GLOB_FLAGS));
+	EXPECT_EQ(0, fnmatch(glob, "trace-20260102-030405-12345.dat", GLOB_FLAGS));
 	/* all conversions: the glob is still no wider than the names */
 	ASSERT_EQ(0, config_set(&c, "file_pattern", "%S.dat", err));
 	ASSERT_EQ(0, config_file_glob(&c, glob, sizeof(glob)));
 	EXPECT_STREQ(D2 ".dat", glob);
-	EXPECT_NE(0, fnmatch(glob, "notes.dat", FNM_PERIOD));
+	EXPECT_NE(0, fnmatch(glob, "notes.dat", GLOB_FLAGS));
 	ASSERT_EQ(0, config_set(&c, "file_pattern", "%s%y%j-%#.dat", err));
 	ASSERT_EQ(0, config_file_name(&c, 1767323045, 123456, name, sizeof(name)));
 	EXPECT_STREQ("176732304526002-123456.dat", name);
 	ASSERT_EQ(0, config_file_glob(&c, glob, sizeof(glob)));
-	EXPECT_EQ(0, fnmatch(glob, name, FNM_PERIOD)) TH_LOG("glob %s", glob);
+	EXPECT_EQ(0, fnmatch(glob, name, GLOB_FLAGS)) TH_LOG("glob %s", glob);
 	/* conversions that give a '/', a space or letters are refused */
 	EXPECT_EQ(-EINVAL, config_set(&c, "file_pattern", "t-%D-%#.dat", err));
-	EXPECT_STREQ("file_pattern 't-%D-%#.dat': %D is not one of %Y %y %m %d %j %H %M %S %s %# %%",
+	EXPECT_STREQ("file_pattern 't-%D-%#.dat': %D is not one of %Y %y %m %d %j %H %M %S %s %F %T %# %%",
 		     err);
+	/* %%# and %%S are text: the names would not differ */
+	EXPECT_EQ(-EINVAL, config_set(&c, "file_pattern", "t-%%#-%%S.dat", err));
+	/* %F and %T (date, time) */
+	ASSERT_EQ(0, config_set(&c, "file_pattern", "t-%F-%T.dat", err));
+	ASSERT_EQ(0, config_file_name(&c, 1767323045, 0, name, sizeof(name)));
+	EXPECT_STREQ("t-2026-01-02-03:04:05.dat", name);
+	ASSERT_EQ(0, config_file_glob(&c, glob, sizeof(glob)));
+	EXPECT_EQ(0, fnmatch(glob, name, GLOB_FLAGS)) TH_LOG("glob %s", glob);
+	/* one whose glob would not fit is refused: the budget could not be kept */
+	EXPECT_EQ(-EINVAL, config_set(&c, "file_pattern",
+				      "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s.dat",
+				      err));
 	EXPECT_EQ(-EINVAL, config_set(&c, "file_pattern", "t-%x-%#.dat", err));
 	EXPECT_EQ(-EINVAL, config_set(&c, "file_pattern", "t-%c-%#.dat", err));
 	EXPECT_EQ(-EINVAL, config_set(&c, "file_pattern", "t-%#.dat%", err));
-	ASSERT_EQ(0, config_set(&c, "file_pattern", "a[1]-%%-%#.dat", err));
+	ASSERT_EQ(0, config_set(&c, "file_pattern", "a[1]+(x)-%%-%#.dat", err));
 	ASSERT_EQ(0, config_file_name(&c, 0, 12345, name, sizeof(name)));
-	EXPECT_STREQ("a[1]-%-12345.dat", name);
+	EXPECT_STREQ("a[1]+(x)-%-12345.dat", name);
 	ASSERT_EQ(0, config_file_glob(&c, glob, sizeof(glob)));
-	EXPECT_EQ(0, fnmatch(glob, name, FNM_PERIOD)) TH_LOG("glob %s", glob);
+	EXPECT_EQ(0, fnmatch(glob, name, GLOB_FLAGS)) TH_LOG("glob %s", glob);
 	EXPECT_EQ(-ENAMETOOLONG, config_file_name(&c, 0, 1, name, 5));
 	config_free(&c);
 }
