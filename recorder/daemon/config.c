@@ -288,7 +288,7 @@ static int set_events(struct rec_config *c, const char *val, char *err)
 }
 
 #define D2 "[0-9][0-9]"
-#define D4 D2 D2
+#define D4 "[0-9][0-9][0-9][0-9]"
 #define PATTERN_CONVS "%Y %y %m %d %j %H %M %S %s %F %T %# %%"
 
 /*

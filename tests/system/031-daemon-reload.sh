@@ -5,10 +5,11 @@
 # output_dir that cannot be made is refused, status keeps naming the old directory
 # and the next rotation works; a reload that changes a restart-only key (instance)
 # and names an unknown event goes on in the old instance, and its limits (max_age)
-# delete nothing; a new group needs a restart. Flight mode: a new output_dir that cannot be made is refused; a ring that
-# cannot be saved under the old settings refuses the reload and records on (its
-# events are in the next snapshot); a reload that applies saves the ring in the old
-# directory first. No marker written around the reloads is lost.
+# delete nothing; a new group needs a restart. Flight mode: a new output_dir that
+# cannot be made is refused; a ring that cannot be saved under the old settings
+# refuses the reload and records on (its events are in the next snapshot); a reload
+# that applies saves the ring in the old directory first. No marker written around
+# the reloads is lost.
 source "$(dirname "$0")/../lib/tap.sh"
 source "$(dirname "$0")/../lib/recd.sh"
 
