@@ -593,8 +593,10 @@ static int reload(struct recd *d, char *msg, size_t len)
 	log_max_level = d->cfg.log_level;
 	dmn_set_tick(d, d->cfg.period_ms);
 	ret = 0;
+	d->reloading = 1;
 	if (restart)
 		ret = restart_or_fall_back(d, &old, restart, flight, why, sizeof(why));
+	d->reloading = 0;
 	if (ret == -EINVAL && dmn_triggers_start(d))
 		log_err("the old triggers do not start again: no triggers armed");
 	if (!ret && dmn_triggers_start(d)) {

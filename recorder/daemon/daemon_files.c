@@ -354,17 +354,16 @@ int dmn_next_file(struct recd *d, const char *why, int restart)
 	ret = dmn_new_file_path(d, next, sizeof(next));
 	if (ret)
 		return ret;
-	ret = restart ? restart_capture(d, next) : switch_capture(d, next);
-	if (ret) {
-		dmn_set_error(d, "cannot start the next file", ret);
-		return ret;
-	}
 	/*
-	 * Only now: a reload's new limits must not delete files when its capture does
-	 * not start (the old settings then stay, theirs too).
+	 * Room for the next file. Not in a reload: its new limits must not delete files
+	 * when its capture does not start; housekeeping applies them once it did.
 	 */
-	rotate_enforce_budget(&d->cfg, &d->rs, d->cur, d->cfg.rotate_size);
-	return 0;
+	if (!d->reloading)
+		rotate_enforce_budget(&d->cfg, &d->rs, d->cur, d->cfg.rotate_size);
+	ret = restart ? restart_capture(d, next) : switch_capture(d, next);
+	if (ret)
+		dmn_set_error(d, "cannot start the next file", ret);
+	return ret;
 }
 
 int dmn_switch_file(struct recd *d, const char *why)

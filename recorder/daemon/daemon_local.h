@@ -34,6 +34,7 @@
 
 struct recd {
 	struct rec_config		cfg;
+	int				reloading;	/* new limits wait for housekeeping */
 	int				take_over;	/* the next capture takes over a
 							 * crashed predecessor's instance */
 	int				salvage;	/* recorderd salvage: start, then
