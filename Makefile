@@ -31,7 +31,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 HELP_SRC := $(wildcard tests/lib/*.c)
 HELP_OBJ := $(HELP_SRC:%.c=$(B)/%.o)
 
-all: userspace module module-6.12
+all: userspace module module-6.12 vm-squat
 
 userspace: $(B)/recorderd $(UNIT_BIN)
 

@@ -4,10 +4,11 @@
  * and user markers, mapped to user space with the upstream trace_mmap ABI.
  *
  * Init order: formats, tracepoint lookup, the persistent region (persist.c: the
- * previous boot's trace is read before anything writes), buffers + devices for the online
- * CPUs, CPU-prepare callback, control, marker and FXT devices. Exit undoes it in
- * reverse after stopping the probes. Buffers are never freed while the module
- * is loaded (an offline CPU keeps its data readable).
+ * previous boot's trace is read, nothing written), buffers + devices for the online
+ * CPUs, CPU-prepare callback, marker, watch, FXT and control devices; then, with
+ * nothing left that can fail, the region is armed (written over) and the devices
+ * open (ftring_ready). Exit undoes it in reverse after stopping the probes. Buffers
+ * are never freed while the module is loaded (an offline CPU keeps its data readable).
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -28,6 +29,8 @@ bool ftring_strict_writes;
 module_param_named(strict_writes, ftring_strict_writes, bool, 0644);
 MODULE_PARM_DESC(strict_writes, "marker/FXT writes dropped for a full ring fail with ENOSPC");
 
+/* Devices open (ftring_may_open()) once the load can no longer fail: see ftring_arm() */
+bool ftring_ready;
 DEFINE_MUTEX(ftring_lock);		/* start/stop, events, config requests */
 DEFINE_MUTEX(ftring_bufs_lock);		/* buffer table, sizes, reset, mappings */
 struct rb_cpu **ftring_bufs;
@@ -89,6 +92,26 @@ static int ftring_cpu_prepare(unsigned int cpu)
 	ret = ftring_add_cpu(cpu);
 	mutex_unlock(&ftring_bufs_lock);
 	return ret;
+}
+
+/*
+ * The load's last step, which cannot fail: the persistent region is written over
+ * only now (a failed load leaves the previous boot's trace in it), then the devices
+ * open. Until then nobody can open one, so the placed buffers are unused.
+ */
+static void ftring_arm(void)
+{
+	unsigned int cpu;
+
+	mutex_lock(&ftring_bufs_lock);
+	if (ftring_persist_arm()) {
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+			if (ftring_bufs[cpu])
+				rb_cpu_reset(ftring_bufs[cpu]);
+	}
+	mutex_unlock(&ftring_bufs_lock);
+	/* pairs with ftring_may_open(): an open sees every step of the load done */
+	smp_store_release(&ftring_ready, true);
 }
 
 static void ftring_free_bufs(void)
@@ -161,12 +184,13 @@ static int __init ftring_init(void)
 	if (ret)
 		goto err_watch;
 	/*
-	 * Last: START through it attaches the probes, and a step failing after it
-	 * would free the module under them (its error path does not detach).
+	 * Last (and no open before ftring_arm()): START through it attaches the probes,
+	 * and a step failing after it would free the module under them.
 	 */
 	ret = ftring_ctl_init();
 	if (ret)
 		goto err_fxt;
+	ftring_arm();
 	pr_info("ftring: %u sub-buffers per CPU, ABI %d.%d, event IDs %u..%u\n",
 		ftring_cfg.nr_subbufs, FTRING_ABI_MAJOR, FTRING_ABI_MINOR, ftring_event_ids[0],
 		ftring_event_ids[FTRING_NR_EVENTS - 1]);

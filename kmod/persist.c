@@ -10,7 +10,8 @@
  * persist=, nothing is copied. At a panic the notifier stops the writers and seals the
  * region: for every sub-buffer its length, time stamp and CRC32 go into the slot's
  * descriptors, then the header says sealed. Before this load writes anything, what the
- * previous one left is taken (lastboot.c).
+ * previous one left is taken (lastboot.c); and it writes only once it cannot fail
+ * (ftring_persist_arm()), so a failed load leaves the region as it was.
  *
  * A die notifier is not used: after an oops the kernel may go on writing, and a seal
  * taken then would fail every page written later. Only the panic seals.
@@ -43,7 +44,7 @@ static phys_addr_t fp_phys;
 static u64 fp_size;
 static void *fp_va;		/* NULL: persist= not given */
 static bool fp_requested;	/* request_mem_region() held (SIZE@ADDR) */
-static bool fp_notified;	/* fp_panic_nb and fp_reboot_nb registered */
+static bool fp_armed;		/* this boot's header written, notifiers registered */
 static struct fp_layout fp_lay;
 static DEFINE_MUTEX(fp_lock);	/* header updates */
 
@@ -248,7 +249,7 @@ void ftring_persist_set_clock(u32 clock)
 /**
  * ftring_persist_place() - where the rings of @cpu go.
  * @cpu:	The CPU.
- * @place:	Out: the slot's pages.
+ * @place:	Out: the slot's pages (to be kept as they are until the region is armed).
  *
  * Return: true if persist= placed the rings (then @place is filled), else false.
  */
@@ -264,6 +265,7 @@ bool ftring_persist_place(unsigned int cpu, struct rb_place *place)
 	place->pages = fp_subbuf(fp_va, &fp_lay, cpu, 0);
 	place->meta_pfn = PHYS_PFN(slot);
 	place->pages_pfn = PHYS_PFN(slot) + 1 + fp_lay.desc_pages;
+	place->keep = !fp_armed;
 	return true;
 }
 
@@ -344,8 +346,9 @@ bad:
 }
 
 /**
- * ftring_persist_init() - map the region, keep the previous boot's trace, start
- * this boot's. Without persist= nothing happens.
+ * ftring_persist_init() - map the region and keep the previous boot's trace; the
+ * region is only read (ftring_persist_arm() starts this boot's). Without persist=
+ * nothing happens.
  *
  * Return: 0 or -errno (the module does not load: a persist= that cannot be honoured
  * must not silently record into memory lost at a crash).
@@ -388,10 +391,6 @@ int ftring_persist_init(void)
 	ret = ftring_lastboot_register();
 	if (ret)
 		goto err;
-	fp_init_region();
-	atomic_notifier_chain_register(&panic_notifier_list, &fp_panic_nb);
-	register_reboot_notifier(&fp_reboot_nb);
-	fp_notified = true;
 	/* the layout, for whoever must find a page in the region (tests, a debugger) */
 	pr_info("ftring: persist: %llu bytes at %pa: %u CPU slots of %u pages from page %u (meta, %u descriptor pages, %u sub-buffers)\n",
 		fp_size, &fp_phys, fp_lay.nr_slots, fp_lay.slot_pages, 1 + FP_FMT_PAGES,
@@ -403,18 +402,39 @@ err:
 }
 
 /**
+ * ftring_persist_arm() - this boot's rings take the region over: a fresh header,
+ * every slot emptied, the seal at a panic.
+ *
+ * Called once nothing in the load can fail any more: a load failing before it
+ * leaves the region as it found it, and the previous boot's trace for the next
+ * load (the copy kept here goes with the failed module). ftring_bufs_lock held.
+ *
+ * Return: true if there is a region (its placed buffers must be reset now).
+ */
+bool ftring_persist_arm(void)
+{
+	if (!fp_va)
+		return false;
+	fp_init_region();
+	atomic_notifier_chain_register(&panic_notifier_list, &fp_panic_nb);
+	register_reboot_notifier(&fp_reboot_nb);
+	fp_armed = true;
+	return true;
+}
+
+/**
  * ftring_persist_exit() - undo ftring_persist_init(); the rings are gone already.
  * The region keeps this boot's data, marked as ended cleanly: a later load reads it
  * back (checked by structure) and the daemon does not save it by itself.
  */
 void ftring_persist_exit(void)
 {
-	if (fp_notified) {
+	if (fp_armed) {
 		atomic_notifier_chain_unregister(&panic_notifier_list, &fp_panic_nb);
 		unregister_reboot_notifier(&fp_reboot_nb);
 		fp_mark_clean();
 	}
-	fp_notified = false;
+	fp_armed = false;
 	ftring_lastboot_exit();
 	if (fp_va)
 		memunmap(fp_va);

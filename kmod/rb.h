@@ -313,12 +313,15 @@ void rb_update_meta(struct rb_cpu *buf);
  * @pages:	nr_pages + 1 contiguous sub-buffers, id order.
  * @meta_pfn:	Page frame of @meta (for mmap).
  * @pages_pfn:	Page frame of @pages.
+ * @keep:	The memory still holds what a previous boot left: not reset here, the
+ *		owner resets the buffer once it may write over it.
  */
 struct rb_place {
 	void		*meta;
 	void		*pages;
 	unsigned long	meta_pfn;
 	unsigned long	pages_pfn;
+	bool		keep;
 };
 
 /* rb_alloc.c */

@@ -169,7 +169,8 @@ struct rb_cpu *rb_cpu_alloc_at(int cpu, u32 nr_pages, const struct rb_place *pla
 		buf->meta = place->meta;
 		buf->meta_pfn = place->meta_pfn;
 		buf->pages_pfn = place->pages_pfn;
-		rb_cpu_reset(buf);
+		if (!place->keep)
+			rb_cpu_reset(buf);
 		return buf;
 	}
 	meta = alloc_pages_node(cpu_to_node(cpu), GFP_KERNEL | __GFP_ZERO, 0);

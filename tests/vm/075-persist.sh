@@ -11,7 +11,8 @@
 #                  dropped (and counted), the rest comes back
 #   upstream       (6.12+) ftring's region by reserve_mem LABEL, and the same markers
 #                  in upstream's persistent instance boot_map: what each kept
-# PERSIST_MODES picks some of them.
+# In each, before boot 2's load, a load failing late (tests/vm/squat holds a device
+# name) must leave the trace in the region. PERSIST_MODES picks some of the modes.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$TOP/tests/vm/lib.sh"
 

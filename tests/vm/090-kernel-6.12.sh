@@ -26,7 +26,7 @@ if [ ! -f "$ko" ]; then
 fi
 t_eq kernel-6.12.module-vermagic "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" "$kver"
 
-export VM_KVER=$kver FTRING_KO=$ko
+export VM_KVER=$kver FTRING_KO=$ko FTRING_SQUAT_KO=$TOP/build/kmod-6.12/squat/ftring_squat.ko
 vm_suite 6.12 $(ls "$TOP"/tests/vm/0[0-6][0-9]-*.sh | grep -v /045-) \
 	"$TOP"/tests/vm/075-*.sh
 

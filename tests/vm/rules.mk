@@ -18,3 +18,18 @@ $(B)/vm/progs/%: tests/bench/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< -lpthread
 
 -include $(VM_PROGS:%=%.d)
+
+# ftring_squat.ko (tests/vm/squat/) for the x86 guests' kernels, 6.1 and 6.12, each
+# built in a copy under build/ (the source tree stays clean): it makes a load of
+# ftring fail after the persistent region was read (tests/vm/guest/persist.sh).
+SQUAT_SRC := tests/vm/squat/ftring_squat.c tests/vm/squat/Kbuild
+vm-squat:
+	@if [ -d "$(KDIR)" ]; then \
+		mkdir -p $(B)/vm/squat && cp $(SQUAT_SRC) $(B)/vm/squat/ && \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/vm/squat modules; \
+	fi
+	@if [ -d "$(KDIR612)" ]; then \
+		mkdir -p $(K612)/squat && cp $(SQUAT_SRC) $(K612)/squat/ && \
+		$(MAKE) -C $(KDIR612) M=$(CURDIR)/$(K612)/squat modules; \
+	fi
+.PHONY: vm-squat

@@ -44,6 +44,13 @@ g_kselftest() {
 G_BAD='WARNING:|BUG:|kernel BUG|Oops|general protection|KASAN|UBSAN|Call Trace|RIP: |soft lockup|hard LOCKUP|detected stalls|hung_task|blocked for more than|scheduling while atomic|sleeping function called|list_(add|del) corruption|refcount_t: '
 
 g_dmesg_mark() { G_DMESG_MARK=$(dmesg | wc -l); }
+# g_dmesg_expect_from, then g_dmesg_expect_to: the kernel lines between were caused on
+# purpose (a load made to fail): the host's whole-dmesg check (vm_test) leaves them out.
+g_dmesg_expect_from() { G_EXPECT_FROM=$(($(dmesg | wc -l) + 1)); }
+g_dmesg_expect_to() {
+	echo "$G_EXPECT_FROM,$(dmesg | wc -l)d" >>"$VM_OUT/dmesg-expected.sed"
+	g_dmesg_mark
+}
 # g_dmesg_clean NAME: no kernel complaint since the last g_dmesg_mark.
 g_dmesg_clean() {
 	_bad=$(dmesg | tail -n +"$((G_DMESG_MARK + 1))" | grep -E "$G_BAD" | head -n 5)

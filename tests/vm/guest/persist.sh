@@ -22,6 +22,8 @@
 #     before the module loads (the layout from boot 1's log); a load on 4M, which
 #     cannot read boot 1's 8M, is refused and leaves the trace alone; the load on all
 #     16M reads it as boot 1 laid it out;
+#   - a load of ftring that fails late (tests/vm/squat holds a device name) leaves
+#     the trace in the region;
 #   - ftring with persist=: what it kept and dropped (dmesg), `recorderd lastboot`
 #     ($VM_OUT/last.dat, timed from insmod), a second readout, then `recorderd start`
 #     saves lastboot-<boot id>.dat in its output directory and releases the module's
@@ -170,6 +172,22 @@ if [ "$MODE" = hung-corrupt ]; then
 		g_ok boot2.smaller-refused
 	fi
 	g_check boot2.smaller-said sh -c 'dmesg | grep -q "persist: the region holds a previous boot.s trace written in 8388608 bytes"'
+fi
+# a load that fails after it read the region (ftring_squat.ko holds the name of the
+# marker device) leaves the crash's trace in the region for the next one
+if [ -f /vm/ftring_squat.ko ] && insmod /vm/ftring_squat.ko; then
+	g_dmesg_clean boot2.dmesg-before-failed-load
+	g_dmesg_expect_from
+	if insmod /vm/ftring.ko persist=$PERSIST 2>/dev/null; then
+		g_fail boot2.failed-load "loaded beside ftring_squat"
+		rmmod ftring
+	else
+		g_ok boot2.failed-load
+	fi
+	rmmod ftring_squat
+	g_dmesg_expect_to	# the failed load's "duplicate filename" warning
+else
+	g_fail boot2.failed-load "no /vm/ftring_squat.ko, or it did not load (make vm-squat)"
 fi
 ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 t0=$(ms)
