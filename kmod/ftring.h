@@ -27,7 +27,7 @@ extern struct rb_cpu **ftring_bufs;	/* [nr_cpu_ids]; set once per CPU */
 extern struct ftring_config ftring_cfg;	/* under ftring_bufs_lock */
 extern u64 ftring_events;		/* enabled mask, under ftring_lock */
 extern bool ftring_recording;		/* READ_ONCE in writers */
-extern bool ftring_ready;		/* the load finished: ftring_may_open() */
+extern bool ftring_ready;		/* the load finished: ftring_loaded() */
 extern bool ftring_reader_seen;		/* under ftring_bufs_lock: see main.c */
 extern bool ftring_strict_writes;	/* module parameter strict_writes */
 extern u16 ftring_event_ids[FTRING_NR_EVENTS];	/* events.c: common_type of each */
@@ -45,20 +45,29 @@ static inline ssize_t ftring_dropped_write(size_t count)
 }
 
 /*
+ * Has the load finished? No device opens before (EAGAIN): a load that fails must
+ * not have given out a file (the module goes, references or not), nor written over
+ * the persistent region (main.c: ftring_arm()).
+ */
+static inline bool ftring_loaded(void)
+{
+	/* pairs with ftring_arm() */
+	return smp_load_acquire(&ftring_ready);
+}
+
+/*
  * Who may open the control and buffer devices. They give what tracefs gives (every
  * task's syscall arguments and command names, kernel addresses), so the same
  * lockdown reason: refused once the kernel is locked down to confidentiality, as
  * tracefs is. And CAP_SYS_ADMIN, whatever the node's mode. Checked at open: a
  * file opened before lockdown keeps working, as a tracefs file does.
- * Nothing opens while the module is loading (EAGAIN): a load that fails must not
- * have given out a file, nor written over the persistent region (main.c).
+ * Nothing opens while the module is loading (EAGAIN): see ftring_loaded().
  */
 static inline int ftring_may_open(void)
 {
 	int ret = security_locked_down(LOCKDOWN_TRACEFS);
 
-	/* pairs with ftring_arm() */
-	if (!smp_load_acquire(&ftring_ready))
+	if (!ftring_loaded())
 		return -EAGAIN;
 	if (ret)
 		return ret;
@@ -124,6 +133,11 @@ static __always_inline void ftring_commit(struct rb_cpu *buf)
 	rb_commit(buf);
 }
 
+/* main.c */
+struct inode;
+struct file;
+int ftring_open_loaded(struct inode *inode, struct file *file);
+
 /* dev.c */
 int ftring_dev_init(void);
 void ftring_dev_exit(void);
@@ -157,6 +171,7 @@ int ftring_probes_set(u64 mask);
 /* persist.c */
 int ftring_persist_init(void);
 bool ftring_persist_arm(void);
+void ftring_persist_seal_on_panic(void);
 void ftring_persist_exit(void);
 bool ftring_persist_place(unsigned int cpu, struct rb_place *place);
 u32 ftring_persist_subbufs(void);

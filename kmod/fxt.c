@@ -65,6 +65,7 @@ static ssize_t ftring_fxt_write(struct file *file, const char __user *ubuf,
 
 static const struct file_operations ftring_fxt_fops = {
 	.owner	= THIS_MODULE,
+	.open	= ftring_open_loaded,
 	.write	= ftring_fxt_write,
 	.llseek	= noop_llseek,
 };

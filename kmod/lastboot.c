@@ -397,8 +397,6 @@ bool ftring_lastboot_pending(void)
 /**
  * ftring_lastboot_register() - create /dev/ftring/lastboot if there is a trace to read.
  *
- * A crash's trace holds a reference on the module until it is released.
- *
  * Return: 0 or -errno.
  */
 int ftring_lastboot_register(void)
@@ -407,21 +405,26 @@ int ftring_lastboot_register(void)
 
 	if (!lb_len)
 		return 0;
-	/*
-	 * An unload would free the only copy of a crash's trace (this boot writes over
-	 * the region): the module stays until it is released. A clean end does not.
-	 * Pinned before the device appears: a release through it unpins.
-	 */
+	ret = misc_register(&lb_dev);
+	lb_misc_on = !ret;
+	return ret;
+}
+
+/**
+ * ftring_lastboot_hold() - the region is written over: a crash's trace, now only in
+ * the copy, holds a reference on the module until it is released (an unload would
+ * free it). A clean end does not. Before any file opens (ftring_loaded()): a release
+ * through one unpins.
+ */
+void ftring_lastboot_hold(void)
+{
 	mutex_lock(&lb_lock);
-	if (((const struct ftring_lastboot *)lb_head)->sealed != FTRING_SEAL_CLEAN) {
+	if (lb_len && ((const struct ftring_lastboot *)lb_head)->sealed != FTRING_SEAL_CLEAN) {
 		__module_get(THIS_MODULE);
 		lb_pinned = true;
 		pr_info("ftring: persist: the module stays loaded until the previous boot's trace is released (recorderd lastboot --release)\n");
 	}
 	mutex_unlock(&lb_lock);
-	ret = misc_register(&lb_dev);
-	lb_misc_on = !ret;
-	return ret;
 }
 
 /** ftring_lastboot_exit() - remove the device, free the image. */

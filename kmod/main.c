@@ -97,21 +97,28 @@ static int ftring_cpu_prepare(unsigned int cpu)
 /*
  * The load's last step, which cannot fail: the persistent region is written over
  * only now (a failed load leaves the previous boot's trace in it), then the devices
- * open. Until then nobody can open one, so the placed buffers are unused.
+ * open. Until then no file can be open, so the placed buffers are unused.
  */
 static void ftring_arm(void)
 {
 	unsigned int cpu;
+	bool placed;
 
 	mutex_lock(&ftring_bufs_lock);
-	if (ftring_persist_arm()) {
-		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-			if (ftring_bufs[cpu])
-				rb_cpu_reset(ftring_bufs[cpu]);
-	}
+	placed = ftring_persist_arm();
+	for (cpu = 0; placed && cpu < nr_cpu_ids; cpu++)
+		if (ftring_bufs[cpu])
+			rb_cpu_reset(ftring_bufs[cpu]);
 	mutex_unlock(&ftring_bufs_lock);
-	/* pairs with ftring_may_open(): an open sees every step of the load done */
+	ftring_persist_seal_on_panic();
+	/* pairs with ftring_loaded(): an open sees every step of the load done */
 	smp_store_release(&ftring_ready, true);
+}
+
+/* open() of the marker and FXT devices: any writer the node's mode lets in, once loaded */
+int ftring_open_loaded(struct inode *inode, struct file *file)
+{
+	return ftring_loaded() ? 0 : -EAGAIN;
 }
 
 static void ftring_free_bufs(void)

@@ -146,6 +146,7 @@ static ssize_t ftring_marker_write(struct file *file, const char __user *ubuf,
 
 static const struct file_operations ftring_marker_fops = {
 	.owner	= THIS_MODULE,
+	.open	= ftring_open_loaded,
 	.write	= ftring_marker_write,
 	.llseek	= noop_llseek,
 };

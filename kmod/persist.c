@@ -44,7 +44,8 @@ static phys_addr_t fp_phys;
 static u64 fp_size;
 static void *fp_va;		/* NULL: persist= not given */
 static bool fp_requested;	/* request_mem_region() held (SIZE@ADDR) */
-static bool fp_armed;		/* this boot's header written, notifiers registered */
+static bool fp_armed;		/* this boot's header written: the region is ours */
+static bool fp_notified;	/* fp_panic_nb and fp_reboot_nb registered */
 static struct fp_layout fp_lay;
 static DEFINE_MUTEX(fp_lock);	/* header updates */
 
@@ -403,23 +404,34 @@ err:
 
 /**
  * ftring_persist_arm() - this boot's rings take the region over: a fresh header,
- * every slot emptied, the seal at a panic.
+ * every slot emptied; the previous boot's trace lives on in its copy alone.
  *
  * Called once nothing in the load can fail any more: a load failing before it
  * leaves the region as it found it, and the previous boot's trace for the next
- * load (the copy kept here goes with the failed module). ftring_bufs_lock held.
+ * load (the copy kept here goes with the failed module). ftring_bufs_lock held
+ * (ftring_persist_place() reads fp_armed under it).
  *
  * Return: true if there is a region (its placed buffers must be reset now).
  */
 bool ftring_persist_arm(void)
 {
+	lockdep_assert_held(&ftring_bufs_lock);
 	if (!fp_va)
 		return false;
 	fp_init_region();
+	fp_armed = true;
+	ftring_lastboot_hold();
+	return true;
+}
+
+/* After ftring_persist_arm(), out of ftring_bufs_lock: the seal at a panic, the clean end. */
+void ftring_persist_seal_on_panic(void)
+{
+	if (!fp_armed)
+		return;
 	atomic_notifier_chain_register(&panic_notifier_list, &fp_panic_nb);
 	register_reboot_notifier(&fp_reboot_nb);
-	fp_armed = true;
-	return true;
+	fp_notified = true;
 }
 
 /**
@@ -429,11 +441,13 @@ bool ftring_persist_arm(void)
  */
 void ftring_persist_exit(void)
 {
-	if (fp_armed) {
+	if (fp_notified) {
 		atomic_notifier_chain_unregister(&panic_notifier_list, &fp_panic_nb);
 		unregister_reboot_notifier(&fp_reboot_nb);
-		fp_mark_clean();
 	}
+	if (fp_armed)
+		fp_mark_clean();
+	fp_notified = false;
 	fp_armed = false;
 	ftring_lastboot_exit();
 	if (fp_va)

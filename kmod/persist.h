@@ -77,6 +77,7 @@ u32 ftring_region_covered(const void *page);
 /* lastboot.c */
 int ftring_lastboot_init(void *va, u64 size, bool discard);
 int ftring_lastboot_register(void);
+void ftring_lastboot_hold(void);
 void ftring_lastboot_exit(void);
 bool ftring_lastboot_pending(void);
 

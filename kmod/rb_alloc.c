@@ -79,8 +79,8 @@ int rb_pages_alloc(struct rb_cpu *buf, u32 nr_pages, struct rb_page **pages)
 /**
  * rb_cpu_reset() - empty @buf and zero its counters.
  * @buf: The buffer; no writer may run on it (not recording, or in the hotplug
- *	 path before the CPU writes), and @buf->reader_lock is held or the buffer
- *	 is not yet visible.
+ *	 path before the CPU writes), and @buf->reader_lock is held, or the buffer
+ *	 is not yet visible, or no file can be open yet (the load's ftring_arm()).
  */
 void rb_cpu_reset(struct rb_cpu *buf)
 {
@@ -137,7 +137,7 @@ void rb_cpu_reset(struct rb_cpu *buf)
 }
 
 /**
- * rb_cpu_alloc_at() - set up and reset the buffer of @cpu.
+ * rb_cpu_alloc_at() - set up and reset the buffer of @cpu (placed and kept: not reset).
  * @cpu:	The CPU.
  * @nr_pages:	Ring pages (>= 2).
  * @place:	Memory to use for the meta page and sub-buffers (persistent rings),

@@ -25,11 +25,11 @@ $(B)/vm/progs/%: tests/bench/%.c
 SQUAT_SRC := tests/vm/squat/ftring_squat.c tests/vm/squat/Kbuild
 vm-squat:
 	@if [ -d "$(KDIR)" ]; then \
-		mkdir -p $(B)/vm/squat && cp $(SQUAT_SRC) $(B)/vm/squat/ && \
+		install -p -D -t $(B)/vm/squat $(SQUAT_SRC) && \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/vm/squat modules; \
 	fi
 	@if [ -d "$(KDIR612)" ]; then \
-		mkdir -p $(K612)/squat && cp $(SQUAT_SRC) $(K612)/squat/ && \
+		install -p -D -t $(K612)/squat $(SQUAT_SRC) && \
 		$(MAKE) -C $(KDIR612) M=$(CURDIR)/$(K612)/squat modules; \
 	fi
 .PHONY: vm-squat
