@@ -75,8 +75,10 @@ int rotate_next_path(const struct rec_config *c, struct rotate_state *rs, time_t
 			return ret;
 		if (snprintf(buf, len, "%s/%s", c->output_dir, name) >= (int)len)
 			return -ENAMETOOLONG;
-		if (lstat(buf, &st) && errno == ENOENT)
-			return 0;
+		if (lstat(buf, &st)) {
+			/* any other error (ENOTDIR, EACCES, EIO) is that of every name */
+			return errno == ENOENT ? 0 : -errno;
+		}
 		if (!strstr(c->file_pattern, "%#"))
 			wall++;	/* no sequence: try the next second's name */
 	}

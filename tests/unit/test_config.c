@@ -589,6 +589,40 @@ TEST(mkdir_gives_only_private_directories_to_the_group)
 	EXPECT_EQ(0, system(cmd));
 }
 
+/* A directory that cannot hold the next file says why at once, not "File exists". */
+TEST(next_path_names_the_error)
+{
+	char dir[] = "/tmp/test_next.XXXXXX", file[64], next[600], err[CONFIG_ERR_LEN];
+	struct rotate_state rs = { 0 };
+	struct rec_config c;
+	int fd;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/plain", dir);
+	fd = open(file, O_CREAT | O_WRONLY, 0600);
+	ASSERT_LE(0, fd);
+	close(fd);
+	config_defaults(&c);
+	ASSERT_EQ(0, config_set(&c, "output_dir", file, err));
+	EXPECT_EQ(-ENOTDIR, rotate_next_path(&c, &rs, 0, next, sizeof(next)));
+	EXPECT_EQ(1, rs.seq);
+
+	/* taken names are passed over, the first free one is taken */
+	ASSERT_EQ(0, config_set(&c, "output_dir", dir, err));
+	ASSERT_EQ(0, config_set(&c, "file_pattern", "t-%#.dat", err));
+	rs.seq = 0;
+	make_file(dir, "t-0000.dat", 10, 1000);
+	make_file(dir, "t-0001.dat", 10, 1000);
+	ASSERT_EQ(0, rotate_next_path(&c, &rs, 0, next, sizeof(next)));
+	EXPECT_STREQ("t-0002.dat", next + strlen(dir) + 1);
+
+	char cmd[700];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
+	config_free(&c);
+}
+
 TEST(rotation_due_by_size_and_time)
 {
 	struct rotate_state rs = { .started = 1000 };
