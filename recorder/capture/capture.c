@@ -83,6 +83,7 @@ struct capture {
 	uint64_t			file_bytes;
 	uint64_t			done_raw;	/* files finished by capture_rotate */
 	uint64_t			done_file;
+	uint64_t			lost_bytes;	/* finished files' v7_lost_bytes() */
 	unsigned int			rotations;
 	int				moved;		/* pages moved since the last sync */
 	uint64_t			resync_at;	/* sync again once the pool delivered
@@ -669,8 +670,13 @@ long capture_service(struct capture *c, int cpu)
 /* Finishes the current file (trace_output_finish); the writer is gone afterwards. */
 static int finish_file(struct capture *c)
 {
+	int ret;
+
 	capture_refresh_stats(c);
-	return trace_output_finish(&c->out, c->src, &c->raw_bytes, &c->file_bytes);
+	ret = trace_output_finish(&c->out, c->src, &c->raw_bytes, &c->file_bytes);
+	c->lost_bytes += c->out.lost_bytes;
+	c->out.lost_bytes = 0;
+	return ret;
 }
 
 /* Nothing new from here on; everything already written gets drained. */
@@ -923,6 +929,7 @@ int capture_rotate(struct capture *c, const char *output)
 	 */
 	reap_old(c, &job.old);
 	pump_while(c, finish_job, &job);
+	c->lost_bytes += job.old.lost_bytes;
 	c->done_raw += job.raw;
 	c->done_file += job.file;
 	c->rotations++;
@@ -943,6 +950,9 @@ void capture_status(struct capture *c, struct capture_status *st)
 	st->file_bytes = c->file_bytes;
 	st->done_raw_bytes = c->done_raw;
 	st->done_file_bytes = c->done_file;
+	if (c->page_size)
+		st->lost_pages = (c->lost_bytes + (c->out.w ? v7_lost_bytes(c->out.w) : 0)) /
+				 c->page_size;
 	st->rotations = c->rotations;
 	for (int i = 0; i < c->ncpus; i++) {
 		st->pages += c->cpu[i].pages;

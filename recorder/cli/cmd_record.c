@@ -91,6 +91,9 @@ static void summary(struct capture *c, const char *output, double startup)
 	printf("  total pages %llu, %.1f MiB of pages -> %s: %.1f MiB (ratio %.2f), lost %llu\n",
 	       (unsigned long long)st.pages, st.raw_bytes / 1048576.0, output,
 	       sb.st_size / 1048576.0, ratio, (unsigned long long)st.lost);
+	if (st.lost_pages)
+		printf("  %llu pages taken from the rings after the file's last sync are lost to its write error (`recorderd recover` may find some)\n",
+		       (unsigned long long)st.lost_pages);
 	/* pages spilled raw while the compression threads fell behind are written twice */
 	if (st.workers) {
 		printf("  compression: %llu chunks on %u threads, ", (unsigned long long)st.chunks,

@@ -399,6 +399,18 @@ static uint64_t disk_free(const char *dir)
 	return fio_free_bytes(dir, &bytes) ? 0 : bytes;
 }
 
+/* Went on in a new file after a write error: what it cost, in status (last error). */
+static void write_loss_said(struct recd *d, const char *what)
+{
+	struct capture_status st;
+
+	capture_status(d->cap, &st);
+	snprintf(d->last_err, sizeof(d->last_err),
+		 "%s: went on in a new file; %llu pages taken from the rings after a file's last sync lost so far (recover may find some)",
+		 what, (unsigned long long)st.lost_pages);
+	log_warn("%s", d->last_err);
+}
+
 /*
  * A capture error. A full CPU region of the file (-ENOSPC that is not the capture's
  * sticky error) is no fault: a new file, nothing lost. A full disk (ENOSPC) or quota
@@ -427,10 +439,14 @@ static void capture_failed(struct recd *d, long err)
 
 		if (werr != -EFBIG && d->cfg.disk_budget &&
 		    rotate_enforce_budget(&d->cfg, &d->rs, d->cur, 2 * DISK_FULL_MARGIN) > 0 &&
-		    disk_free(d->cfg.output_dir) > DISK_FULL_MARGIN && !dmn_switch_file(d, what))
+		    disk_free(d->cfg.output_dir) > DISK_FULL_MARGIN && !dmn_switch_file(d, what)) {
+			write_loss_said(d, what);
 			return;
-		if (werr == -EFBIG && !dmn_switch_file(d, what))
+		}
+		if (werr == -EFBIG && !dmn_switch_file(d, what)) {
+			write_loss_said(d, what);
 			return;
+		}
 		dmn_fail_and_quit(d, werr == -EDQUOT ?
 				  "disk quota exceeded; the file keeps every synced chunk" :
 				  werr == -EFBIG ?

@@ -250,7 +250,7 @@ bool v7_unsynced(const struct v7_writer *w)
 int v7_sync(struct v7_writer *w)
 {
 	int ret = v7w_check_state(w, V7_ST_CAPTURE, __func__);
-	uint64_t raw = w->raw_bytes;
+	uint64_t raw = w->raw_bytes, put = 0;
 
 	/* Idle: the file on disk is already what a sync would make it. */
 	if (!ret && !v7_unsynced(w))
@@ -260,6 +260,7 @@ int v7_sync(struct v7_writer *w)
 	/* What the pool has compressed so far goes in; the rest waits for the next sync. */
 	if (!ret && w->in_pool)
 		chunk_pool_reap(w->pool, CHUNK_POOL_NOWAIT);
+	put = w->put_raw;	/* what the counts below cover */
 	ret = ret ?: w->err;
 	ret = ret ?: v7w_barrier(w);
 	ret = ret ?: v7_write_counts(w);
@@ -274,6 +275,7 @@ int v7_sync(struct v7_writer *w)
 	if (!ret) {
 		/* Only a sync that made it counts (some tail errors do not stick). */
 		w->synced_raw = raw;
+		w->kept_raw = put;
 		w->tail_dirty = false;
 	}
 	return ret;

@@ -194,6 +194,7 @@ static int v7_put_chunk(struct v7_writer *w, struct v7_cpu *c, char *buf, size_t
 		return ret;
 	c->used += 8 + c32;
 	c->nr_chunks++;
+	w->put_raw += u;
 	/* framed as they were for a sync (chunk_pool_reap_until()): compacting compresses */
 	c->stored += codec_frame_stored(buf + 8, c32, u);
 	return 0;
@@ -373,7 +374,8 @@ static int v7_check_cpu(const struct v7_writer *w, int cpu, const char *fn)
  * Context: the page path: no allocation, no logging except on a hard error.
  * Return: 0; -ENOSPC when the CPU's region cannot take the pages (none taken, the
  * writer stays usable: rotate to a new file); -EINVAL for a page whose commit length
- * exceeds the page (none taken); another -errno on a write error (sticky).
+ * exceeds the page (none taken); another -errno on a write error (sticky: the pages
+ * are taken, and lost with the rest since the last sync, v7_lost_bytes()).
  */
 int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n)
 {
@@ -389,25 +391,26 @@ int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n)
 		return -EINVAL;
 	c = &w->cpus[cpu];
 	v7_make_room(w, c, n);
+	if (!w->err && !v7_fits(w, c, n))
+		return -ENOSPC;
+	/* Once per CPU, on its first pages: idle CPUs of big machines cost nothing. */
+	if (w->compressed && !c->chunk) {
+		c->chunk = malloc((size_t)w->chunk_pages * w->ps);
+		if (!c->chunk)
+			return -ENOMEM;	/* none taken */
+	}
+	/* From here the pages are the file's: a write error loses them, counted (v7_lost_bytes) */
+	w->raw_bytes += n * w->ps;
 	if (w->err)
 		return w->err;
-	if (!v7_fits(w, c, n))
-		return -ENOSPC;
 	if (!w->compressed) {
 		ret = v7w_write(w, pages, n * w->ps, c->region + c->used);
 		if (ret)
 			return ret;
 		c->used += n * w->ps;
-		w->raw_bytes += n * w->ps;
+		w->put_raw += n * w->ps;
 		return 0;
 	}
-	/* Once per CPU, on its first pages: idle CPUs of big machines cost nothing. */
-	if (!c->chunk) {
-		c->chunk = malloc((size_t)w->chunk_pages * w->ps);
-		if (!c->chunk)
-			return -ENOMEM;
-	}
-	w->raw_bytes += n * w->ps;
 	while (n) {
 		size_t take;
 
@@ -536,6 +539,7 @@ int v7_commit_pages(struct v7_writer *w, int cpu, size_t n)
 		return -EINVAL;
 	c->used += n * w->ps;
 	w->raw_bytes += n * w->ps;
+	w->put_raw += n * w->ps;
 	w->file_bytes += n * w->ps;
 	return 0;
 }
@@ -764,6 +768,20 @@ void v7_counters(const struct v7_writer *w, uint64_t *raw_bytes, uint64_t *file_
 		*raw_bytes = w->raw_bytes;
 	if (file_bytes)
 		*file_bytes = w->file_bytes;
+}
+
+/**
+ * v7_lost_bytes() - page bytes accepted that the file will not hold
+ * @w: writer
+ *
+ * After a write error the file keeps its last sync: what was accepted since (in
+ * chunks not written, compressing or not synced) is lost, for the caller to count.
+ *
+ * Return: those bytes (whole pages), 0 while the writer has no error.
+ */
+uint64_t v7_lost_bytes(const struct v7_writer *w)
+{
+	return w->err ? w->raw_bytes - w->kept_raw : 0;
 }
 
 /**

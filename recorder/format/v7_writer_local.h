@@ -91,6 +91,8 @@ struct v7_writer {
 	struct v7_cpu_extent	*ext;		/* scratch: the BUFFER option's extents */
 	uint64_t		raw_bytes;
 	uint64_t		synced_raw;	/* raw_bytes when the last sync began */
+	uint64_t		put_raw;	/* page bytes in the regions (chunks' ulen) */
+	uint64_t		kept_raw;	/* put_raw the last sync that made it covers */
 	bool			tail_dirty;	/* the tail's texts changed since */
 	uint64_t		file_bytes;
 	long			fail_after;	/* fault injection: file updates left, -1 = off */

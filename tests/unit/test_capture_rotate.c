@@ -409,6 +409,7 @@ TEST_F_TIMEOUT(rot, disk_full_then_rotate, 120)
 	static int got[NR_MARKERS + 1000];
 	char files[MAX_FILES][96], filler[128];
 	int nfiles = 1, n = 0, disk = 0, status = -1, bad = -1, err = 0, fd;
+	struct capture_status st;
 	struct statvfs sv;
 	struct capture *c;
 	pid_t child;
@@ -466,6 +467,7 @@ TEST_F_TIMEOUT(rot, disk_full_then_rotate, 120)
 		ASSERT_EQ(0, rotate_next(c, self->dir, files, &nfiles));
 	EXPECT_EQ(0, err);
 	EXPECT_EQ(0, capture_stop(c));
+	capture_status(c, &st);
 	capture_free(c);
 
 	for (int f = 0; f < nfiles; f++) {
@@ -477,12 +479,18 @@ TEST_F_TIMEOUT(rot, disk_full_then_rotate, 120)
 	for (int i = 1; i < n && bad < 0; i++)
 		if (got[i] <= got[i - 1])
 			bad = i;
-	TH_LOG("%s: %d disk-full rotations, %d files, %d markers read, the last %d",
-	       variant->source, disk, nfiles, n, n ? got[n - 1] : 0);
+	TH_LOG("%s: %d disk-full rotations, %d files, %d markers read, last %d; lost %llu pages",
+	       variant->source, disk, nfiles, n, n ? got[n - 1] : 0,
+	       (unsigned long long)st.lost_pages);
 	EXPECT_EQ(1, disk);
 	EXPECT_EQ(-1, bad);
 	EXPECT_LT(0, n);
 	EXPECT_EQ(NR_MARKERS, n ? got[n - 1] : 0);
+	/* the markers the full disk cost are counted: in pages, at most 256 markers each */
+	if (n < NR_MARKERS) {
+		EXPECT_LT(0, st.lost_pages);
+	}
+	EXPECT_LE((uint64_t)(NR_MARKERS - n), st.lost_pages * 256);
 }
 
 /*

@@ -1267,7 +1267,11 @@ TEST_F(full, enospc_keeps_last_sync)
 	}
 	EXPECT_EQ(-ENOSPC, ret);
 	EXPECT_EQ(-ENOSPC, v7_error(t->w));
+	/* what came after the last sync is lost, and counted: the refused batch too */
+	EXPECT_EQ((uint64_t)(pages + 8 - synced) * PS, v7_lost_bytes(t->w));
+	/* refused at the door once failed: not taken (the caller keeps them) */
 	EXPECT_EQ(-ENOSPC, v7_append_pages(t->w, 0, t->g[0].pages, 1));
+	EXPECT_EQ((uint64_t)(pages + 8 - synced) * PS, v7_lost_bytes(t->w));
 	EXPECT_EQ(-ENOSPC, v7_sync(t->w));
 	EXPECT_EQ(-ENOSPC, v7_finish(t->w, NULL, 0, NULL));
 	EXPECT_GT(synced, 0);
