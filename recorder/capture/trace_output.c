@@ -149,9 +149,6 @@ int trace_output_create(struct trace_output *o, const char *path, int excl, int 
 	return ret ?: trace_output_begin(o, wp, m);
 }
 
-/* A file's command lines are bounded: the oldest exited tasks go first past this. */
-#define CMDLINES_MAX	(256U << 10)
-
 /*
  * The names of the tasks alive (see trace_output_refresh), the first *@live_len bytes
  * of the kernel's saved ones after (tracing_cmdlines()); @final: walked from now on.

@@ -254,35 +254,6 @@ static int export_in_child(void *arg, void *result)
 	return export_to_fd(j->in_path, j->out_path, j->out, j->opts, result);
 }
 
-/* The finished archive in @fd (from fio_open_tmp_beside) becomes @path. */
-static int publish(int fd, const char *tmp_name, const char *path)
-{
-	char proc[64];
-
-	if (fsync(fd) && errno != EINVAL)
-		return -errno;
-	if (tmp_name)
-		return rename(tmp_name, path) ? -errno : 0;
-	/* O_TMPFILE: a name of its own first, then renamed over @path (atomic). */
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	for (int i = 0; i < 100; i++) {
-		char name[PATH_MAX];
-
-		if (snprintf(name, sizeof(name), "%s.%d.%d", path, (int)getpid(), i) >=
-		    (int)sizeof(name))
-			return -ENAMETOOLONG;
-		if (!linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW)) {
-			if (!rename(name, path))
-				return 0;
-			unlink(name);
-			return -errno;
-		}
-		if (errno != EEXIST)
-			return -errno;
-	}
-	return -EEXIST;
-}
-
 /**
  * fxt_export() - write the FXT archive of a trace.dat file.
  * @in_path: trace.dat, any version and compression libtracecmd reads
@@ -318,21 +289,11 @@ int fxt_export(const char *in_path, const char *out_path, const struct fxt_expor
 		log_err("export: %s is the input: not overwriting it\n", out_path);
 		return -EINVAL;
 	}
-	job.out = fio_open_tmp_beside(out_path, 0644);
+	/* unnamed until complete (a hidden name without O_TMPFILE) */
+	job.out = fio_create_beside(out_path, 0644, tmp_name, sizeof(tmp_name));
 	if (job.out < 0) {
-		/* No O_TMPFILE here (an old or network file system): a hidden name. */
-		const char *slash = strrchr(out_path, '/');
-
-		snprintf(tmp_name, sizeof(tmp_name), "%.*s.%s.XXXXXX",
-			 slash ? (int)(slash - out_path + 1) : 0, out_path,
-			 slash ? slash + 1 : out_path);
-		job.out = mkostemp(tmp_name, O_CLOEXEC);
-		if (job.out < 0) {
-			ret = -errno;
-			log_err("export: cannot create %s: %s\n", out_path,
-				strerror(errno));
-			return ret;
-		}
+		log_err("export: cannot create %s: %s\n", out_path, strerror(-job.out));
+		return job.out;
 	}
 	/* Generous for any real file: export reads ~50 MiB/s; a loop ends here. */
 	lim.cpu_seconds = EXPORT_CPU_BASE_S + EXPORT_CPU_S_PER_MIB * ((uint64_t)in_sb.st_size >> 20);
@@ -341,7 +302,7 @@ int fxt_export(const char *in_path, const char *out_path, const struct fxt_expor
 		log_err("export: reading %s failed: libtracecmd was %s; the file is damaged "
 			"(`recorderd recover` may repair it)\n", in_path, why);
 	if (!ret) {
-		ret = publish(job.out, tmp_name[0] ? tmp_name : NULL, out_path);
+		ret = fio_publish_fd(job.out, tmp_name, out_path);
 		if (ret)
 			log_err("export: cannot write %s: %s\n", out_path, strerror(-ret));
 	}

@@ -30,6 +30,7 @@
 #include "boot_record.h"
 #include "lastboot.h"
 #include "lastboot_image.h"
+#include "util/cmdlines.h"
 
 /* trace-cmd 3.4's TRACECMD_OPTION_LAST_BOOT_INFO; 3.1.6 skips options it does not know */
 #define OPT_LAST_BOOT_INFO	24
@@ -246,7 +247,27 @@ static int write_trace(const char *path, int gid, const struct lastboot_view *v,
 	cmd = ret ? NULL : lastboot_cmdlines(v, &clen);
 	if (!ret && !cmd)
 		ret = -ENOMEM;
-	ret = ret ?: v7_finish(w, cmd, clen, NULL);
+	/* bounded as a capture's are (a busy machine's thousands of pids): the lowest kept */
+	if (!ret && clen > CMDLINES_MAX) {
+		size_t all = clen;
+		char *kept = cmdlines_merge(NULL, 0, cmd, clen, CMDLINES_MAX, &clen);
+
+		free(cmd);
+		cmd = kept;
+		if (!cmd)
+			ret = -ENOMEM;
+		else
+			log_warn("lastboot: %zu of %zu bytes of task names kept (the file's limit)",
+				 clen, all);
+	}
+	ret = ret ?: v7_complete(w, cmd, clen, NULL);
+	/*
+	 * Complete: if its compact copy cannot be made (a disk almost full), the file is
+	 * named as it is, sparse; an unnamed one would go with the fd, and a reboot
+	 * before the next try would take the only other copy (the module's).
+	 */
+	if (!ret && v7_compact(w) && !tmp[0])
+		ret = fio_publish_fd(fd, tmp, path);
 	ret = fio_publish(path, tmp, !ret) ?: ret;
 	if (ret)
 		snprintf(res->why, sizeof(res->why), "writing %s: %s", path, strerror(-ret));

@@ -11,6 +11,12 @@
 #include <stddef.h>
 
 /*
+ * A file's command lines are bounded (the writer takes at most half a tail slot,
+ * v7_set_cmdlines()): past this the capture drops the oldest exited tasks first.
+ */
+#define CMDLINES_MAX	(256U << 10)
+
+/*
  * @first (one line per pid) whole, a newline ending it, then the lines of @then whose
  * pid @first does not have, while the result stays within @max bytes. Malloc'd
  * (*@len bytes); NULL when out of memory.

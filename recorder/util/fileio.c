@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -300,6 +301,35 @@ int fio_publish(const char *path, const char *tmp, int ok)
 		return err;
 	}
 	return fio_sync_dir_of(path);
+}
+
+int fio_publish_fd(int fd, const char *tmp, const char *path)
+{
+	char proc[64], name[PATH_MAX];
+
+	if (fsync(fd) && errno != EINVAL)
+		return -errno;
+	if (tmp[0])
+		return fio_publish(path, tmp, 1);
+	/* linkat() by fd needs CAP_DAC_READ_SEARCH; through /proc it does not */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (int i = 0; i < 100; i++) {
+		if (snprintf(name, sizeof(name), "%s.%d.%d", path, (int)getpid(), i) >=
+		    (int)sizeof(name))
+			return -ENAMETOOLONG;
+		if (!linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW)) {
+			if (rename(name, path)) {
+				int err = -errno;
+
+				unlink(name);
+				return err;
+			}
+			return fio_sync_dir_of(path);
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
 }
 
 int fio_reserve_fds(unsigned long n)

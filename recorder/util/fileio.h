@@ -50,6 +50,13 @@ int fio_create_beside(const char *path, int mode, char *tmp, size_t tmplen);
 int fio_publish(const char *path, const char *tmp, int ok);
 
 /*
+ * After fio_create_beside(), for a file complete in @fd that no writer renamed: synced,
+ * then named @path, replacing it at once (an unnamed file is linked under a temporary
+ * name first); the directory synced. 0 or -errno (a named @tmp is then removed).
+ */
+int fio_publish_fd(int fd, const char *tmp, const char *path);
+
+/*
  * Copies all of @from (from its start) to @to at its file position: copy_file_range
  * where the two filesystems allow it (a reflink on some), else read and write.
  * 0 or -errno.

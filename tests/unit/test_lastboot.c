@@ -3,15 +3,28 @@
  * recorder/lastboot/lastboot_image.c: the previous-boot image /dev/ftring/lastboot
  * gives is checked field by field before use (every bad field refused, random damage
  * never crashes), and the task names come from the sched events of all CPUs, newest
- * by time (not by CPU order) winning.
+ * by time (not by CPU order) winning. recorder/lastboot/lastboot.c: the trace file is
+ * kept on a disk too full for its compact copy (open() is wrapped: the image comes
+ * from a file).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "../lib/harness_skip.h"
+#include "../lib/readback.h"
+#include "ftring_abi.h"
 #include "ftring_events.h"
+#include "lastboot/lastboot.h"
 #include "lastboot/lastboot_image.h"
+#include "util/log.h"
 #include "../lib/pagegen.h"
 
 #define PS		4096
@@ -197,6 +210,168 @@ TEST(boot_id_text)
 	EXPECT_EQ(-EINVAL, lastboot_uuid_parse("4ca3da25-e914-41c1-b333-ab88152e7f6cz", back));
 	EXPECT_EQ(-EINVAL, lastboot_uuid_parse("xca3da25-e914-41c1-b333-ab88152e7f6c", back));
 	EXPECT_EQ(-EINVAL, lastboot_uuid_parse("", back));
+}
+
+/* The image "/dev/ftring/lastboot" gives (lastboot.c opens it by that name). */
+static char image_path[128];
+
+int __real_open(const char *path, int flags, ...);
+int __wrap_open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	if (image_path[0] && !strcmp(path, FTRING_DEV_LASTBOOT))
+		path = image_path;
+	return __real_open(path, flags, mode);
+}
+
+/*
+ * One CPU, @pages pages of sched_switch events between random pids below @pids with
+ * random names (they compress badly).
+ */
+static char *big_image(size_t *len, unsigned int pages, int pids, uint64_t *events)
+{
+	struct ftring_lastboot h = { 0 };
+	struct ftring_lastboot_cpu c = { 0 };
+	size_t off_fmt = sizeof(h) + sizeof(c), off_pages;
+	unsigned int seed = 7;
+	struct pagegen g;
+	char *img;
+
+	pg_init(&g, PS);
+	*events = 0;
+	for (uint64_t ts = 1000; g.nr < pages; ts += 10) {
+		char pc[16], nc[16];
+
+		for (int i = 0; i < 15; i++) {
+			pc[i] = (char)('a' + rand_r(&seed) % 26);
+			nc[i] = (char)('a' + rand_r(&seed) % 26);
+		}
+		pc[15] = 0;
+		nc[15] = 0;
+		add_switch(&g, ts, 1 + rand_r(&seed) % pids, pc, 1 + rand_r(&seed) % pids, nc);
+		++*events;
+	}
+	pg_close(&g);
+	h.magic = FTRING_LASTBOOT_MAGIC;
+	h.version = FTRING_LASTBOOT_VERSION;
+	h.hdr_len = sizeof(h);
+	h.page_size = PS;
+	h.nr_cpus = 1;
+	h.sealed = FTRING_SEAL_PANIC;
+	h.fmt_len = sizeof(formats) - 1;
+	h.nr_pages = (uint32_t)g.nr;
+	c.pages = (uint32_t)g.nr;
+	off_pages = (off_fmt + h.fmt_len + PS - 1) / PS * PS;
+	*len = off_pages + g.nr * PS;
+	img = calloc(1, *len);
+	memcpy(img, &h, sizeof(h));
+	memcpy(img + sizeof(h), &c, sizeof(c));
+	memcpy(img + off_fmt, formats, h.fmt_len);
+	memcpy(img + off_pages, g.pages, g.nr * PS);
+	pg_free(&g);
+	return img;
+}
+
+/* @img in @dir/image, which the wrapped open() gives for the module's device. */
+static int put_image(const char *dir, const char *img, size_t len)
+{
+	int fd;
+
+	snprintf(image_path, sizeof(image_path), "%s/image", dir);
+	fd = open(image_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, img, len) != (ssize_t)len) {
+		close(fd);
+		return -EIO;
+	}
+	return close(fd);
+}
+
+/*
+ * A busy machine's crash: more task names than a file's command lines take. The
+ * trace is written with as many as fit; it used to fail (E2BIG) at every try, so the
+ * crash's trace was never saved.
+ */
+TEST(more_task_names_than_a_file_takes)
+{
+	char dir[] = "/tmp/test_lb.XXXXXX", path[128], cmd[128];
+	struct lastboot_result res;
+	struct rb_summary s = { 0 };
+	uint64_t events;
+	size_t len;
+	char *img = big_image(&len, 400, 60000, &events);
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, put_image(dir, img, len));
+	free(img);
+	log_max_level = LOG_LVL_ERR;	/* no boot record, names left out: said */
+	snprintf(path, sizeof(path), "%s/last.dat", dir);
+	EXPECT_EQ(0, lastboot_write(path, 0, 0, &res)) TH_LOG("%s", res.why);
+	ASSERT_EQ(0, rb_summarize(path, &s));
+	EXPECT_EQ(events, s.total);
+	rb_summary_free(&s);
+	image_path[0] = 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/*
+ * A disk with room for the trace but not for its compact copy: the complete file is
+ * named as it is (sparse). It used to go with its unnamed fd (O_TMPFILE): no file, and
+ * a reboot before the next try took the only other copy, the module's.
+ */
+TEST(complete_file_named_when_its_compact_copy_does_not_fit)
+{
+	char dir[] = "/tmp/test_lb.XXXXXX", small[64], path[128], opt[64], cmd[128];
+	struct lastboot_result res;
+	struct rb_summary s = { 0 };
+	struct stat roomy, tight;
+	uint64_t events;
+	size_t len;
+	char *img = big_image(&len, 800, 500, &events);
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, put_image(dir, img, len));
+	free(img);
+	log_max_level = LOG_LVL_ERR;	/* no boot record, not compacted: said */
+	/* where there is room: compact */
+	snprintf(path, sizeof(path), "%s/roomy.dat", dir);
+	ASSERT_EQ(0, lastboot_write(path, 0, 0, &res)) TH_LOG("%s", res.why);
+	ASSERT_EQ(0, stat(path, &roomy));
+	/* room for it and half of it again: not for its compact copy too */
+	snprintf(small, sizeof(small), "%s/small", dir);
+	ASSERT_EQ(0, mkdir(small, 0700));
+	snprintf(opt, sizeof(opt), "size=%llu",
+		 (unsigned long long)(roomy.st_blocks * 512 * 3 / 2 + 4095) / 4096 * 4096);
+	if (mount("test_lb", small, "tmpfs", 0, opt)) {
+		image_path[0] = 0;
+		SKIP(return, "cannot mount a tmpfs here");
+	}
+	snprintf(path, sizeof(path), "%s/last.dat", small);
+	EXPECT_EQ(0, lastboot_write(path, 0, 0, &res)) TH_LOG("%s", res.why);
+	/* no ASSERT with the tmpfs mounted */
+	if (!stat(path, &tight)) {
+		/* not compacted: its CPU region's room is still there (sparse) */
+		EXPECT_LT(roomy.st_size, tight.st_size);
+		EXPECT_EQ(0, rb_summarize(path, &s));
+		EXPECT_EQ(events, s.total);
+		rb_summary_free(&s);
+	} else {
+		TH_LOG("no %s", path);
+		EXPECT_TRUE(0);
+	}
+	umount(small);
+	image_path[0] = 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
 }
 
 TEST_HARNESS_MAIN
