@@ -83,7 +83,7 @@ struct capture {
 	uint64_t			file_bytes;
 	uint64_t			done_raw;	/* files finished by capture_rotate */
 	uint64_t			done_file;
-	uint64_t			lost_bytes;	/* finished files' v7_lost_bytes() */
+	uint64_t			lost_pages;	/* finished files' v7_unkept_pages() */
 	unsigned int			rotations;
 	int				moved;		/* pages moved since the last sync */
 	uint64_t			resync_at;	/* sync again once the pool delivered
@@ -674,8 +674,8 @@ static int finish_file(struct capture *c)
 
 	capture_refresh_stats(c);
 	ret = trace_output_finish(&c->out, c->src, &c->raw_bytes, &c->file_bytes);
-	c->lost_bytes += c->out.lost_bytes;
-	c->out.lost_bytes = 0;
+	c->lost_pages += c->out.lost_pages;
+	c->out.lost_pages = 0;
 	return ret;
 }
 
@@ -929,7 +929,7 @@ int capture_rotate(struct capture *c, const char *output)
 	 */
 	reap_old(c, &job.old);
 	pump_while(c, finish_job, &job);
-	c->lost_bytes += job.old.lost_bytes;
+	c->lost_pages += job.old.lost_pages;
 	c->done_raw += job.raw;
 	c->done_file += job.file;
 	c->rotations++;
@@ -950,9 +950,9 @@ void capture_status(struct capture *c, struct capture_status *st)
 	st->file_bytes = c->file_bytes;
 	st->done_raw_bytes = c->done_raw;
 	st->done_file_bytes = c->done_file;
-	if (c->page_size)
-		st->lost_pages = (c->lost_bytes + (c->out.w ? v7_lost_bytes(c->out.w) : 0)) /
-				 c->page_size;
+	/* the current file's, once a write error made them lost */
+	st->lost_pages = c->lost_pages +
+			 (c->out.w && v7_error(c->out.w) ? v7_unkept_pages(c->out.w) : 0);
 	st->rotations = c->rotations;
 	for (int i = 0; i < c->ncpus; i++) {
 		st->pages += c->cpu[i].pages;

@@ -102,7 +102,7 @@ struct capture_status {
 	unsigned int			rotations;	/* files capture_rotate() finished */
 	uint64_t			pages;		/* sum over CPUs, this file */
 	uint64_t			lost;		/* sum of lost + overrun */
-	uint64_t			lost_pages;	/* to write errors (v7_lost_bytes()) */
+	uint64_t			lost_pages;	/* to write errors (v7_unkept_pages()) */
 	double				seconds;	/* since start */
 	uint64_t			chunks;		/* given to the compression threads */
 	uint64_t			spooled;	/* of those, spilled raw to the spool */

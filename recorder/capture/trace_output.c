@@ -283,12 +283,12 @@ int trace_output_finish(struct trace_output *o, struct source *src, uint64_t *ra
 
 void trace_output_discard(struct trace_output *o, int remove)
 {
-	uint64_t lost = o->w ? v7_lost_bytes(o->w) : 0;
+	uint64_t lost = o->w ? v7_unkept_pages(o->w) : 0;
 
 	if (lost)
-		log_warn("%s: %llu KiB of pages taken from the rings since its last sync are lost (`recorderd recover` may find those written before the error)",
-			 o->path ? o->path : "the file", (unsigned long long)lost >> 10);
-	o->lost_bytes += lost;
+		log_warn("%s: %llu pages taken from the rings since its last sync are lost (`recorderd recover` may find those written before the error)",
+			 o->path ? o->path : "the file", (unsigned long long)lost);
+	o->lost_pages += lost;
 	v7_free(o->w);
 	o->w = NULL;
 	if (o->fd >= 0) {

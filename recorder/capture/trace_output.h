@@ -23,7 +23,7 @@ struct trace_output {
 	char			*walk;		/* the names walk merged last */
 	size_t			walk_len;
 	struct task_names	*names;		/* walks /proc for us; NULL: we walk */
-	uint64_t		lost_bytes;	/* its writers' v7_lost_bytes(), summed */
+	uint64_t		lost_pages;	/* its writers' v7_unkept_pages() at discard */
 };
 
 /*

@@ -92,7 +92,7 @@ static void summary(struct capture *c, const char *output, double startup)
 	       (unsigned long long)st.pages, st.raw_bytes / 1048576.0, output,
 	       sb.st_size / 1048576.0, ratio, (unsigned long long)st.lost);
 	if (st.lost_pages)
-		printf("  %llu pages taken from the rings after the file's last sync are lost to its write error (`recorderd recover` may find some)\n",
+		printf("  at least %llu pages taken from the rings after the file's last sync are lost to its write error (`recorderd recover` may find some)\n",
 		       (unsigned long long)st.lost_pages);
 	/* pages spilled raw while the compression threads fell behind are written twice */
 	if (st.workers) {

@@ -406,7 +406,7 @@ static void write_loss_said(struct recd *d, const char *what)
 
 	capture_status(d->cap, &st);
 	snprintf(d->last_err, sizeof(d->last_err),
-		 "%s: went on in a new file; %llu pages taken from the rings after a file's last sync lost so far (recover may find some)",
+		 "%s: went on in a new file; %llu pages taken from the rings after a file's last sync lost in this capture (recover may find some)",
 		 what, (unsigned long long)st.lost_pages);
 	log_warn("%s", d->last_err);
 }

@@ -155,6 +155,9 @@ static int v7_write_counts(struct v7_writer *w)
 		if (ret)
 			return ret;
 		c->synced_chunks = c->nr_chunks;
+		/* an old tail reads the new count (above), for a CPU it gives data to */
+		if (c->named)
+			c->kept_raw = c->put_raw;
 	}
 	return 0;
 }
@@ -215,6 +218,11 @@ int v7w_write_tail(struct v7_writer *w)
 	 * makes the flip durable before the next sync overwrites the other slot.
 	 */
 	ret = ret ?: v7w_patch_u64(w, w->opt_ptr, opt_off);
+	/* the new tail names every page put so far */
+	for (i = 0; !ret && i < w->ncpus; i++) {
+		w->cpus[i].kept_raw = w->cpus[i].put_raw;
+		w->cpus[i].named = w->cpus[i].put_raw > 0;
+	}
 	ret = ret ?: v7w_barrier(w);
 	if (ret)
 		goto out;
@@ -250,7 +258,7 @@ bool v7_unsynced(const struct v7_writer *w)
 int v7_sync(struct v7_writer *w)
 {
 	int ret = v7w_check_state(w, V7_ST_CAPTURE, __func__);
-	uint64_t raw = w->raw_bytes, put = 0;
+	uint64_t raw = w->raw_bytes;
 
 	/* Idle: the file on disk is already what a sync would make it. */
 	if (!ret && !v7_unsynced(w))
@@ -260,7 +268,6 @@ int v7_sync(struct v7_writer *w)
 	/* What the pool has compressed so far goes in; the rest waits for the next sync. */
 	if (!ret && w->in_pool)
 		chunk_pool_reap(w->pool, CHUNK_POOL_NOWAIT);
-	put = w->put_raw;	/* what the counts below cover */
 	ret = ret ?: w->err;
 	ret = ret ?: v7w_barrier(w);
 	ret = ret ?: v7_write_counts(w);
@@ -275,7 +282,6 @@ int v7_sync(struct v7_writer *w)
 	if (!ret) {
 		/* Only a sync that made it counts (some tail errors do not stick). */
 		w->synced_raw = raw;
-		w->kept_raw = put;
 		w->tail_dirty = false;
 	}
 	return ret;

@@ -194,7 +194,7 @@ static int v7_put_chunk(struct v7_writer *w, struct v7_cpu *c, char *buf, size_t
 		return ret;
 	c->used += 8 + c32;
 	c->nr_chunks++;
-	w->put_raw += u;
+	c->put_raw += u;
 	/* framed as they were for a sync (chunk_pool_reap_until()): compacting compresses */
 	c->stored += codec_frame_stored(buf + 8, c32, u);
 	return 0;
@@ -374,8 +374,9 @@ static int v7_check_cpu(const struct v7_writer *w, int cpu, const char *fn)
  * Context: the page path: no allocation, no logging except on a hard error.
  * Return: 0; -ENOSPC when the CPU's region cannot take the pages (none taken, the
  * writer stays usable: rotate to a new file); -EINVAL for a page whose commit length
- * exceeds the page (none taken); another -errno on a write error (sticky: the pages
- * are taken, and lost with the rest since the last sync, v7_lost_bytes()).
+ * exceeds the page (none taken); another -errno on a write error (sticky): pages the
+ * call took are lost with the rest since the last sync (v7_unkept_pages()); a writer
+ * failed before the call takes none.
  */
 int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n)
 {
@@ -391,7 +392,12 @@ int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n)
 		return -EINVAL;
 	c = &w->cpus[cpu];
 	v7_make_room(w, c, n);
-	if (!w->err && !v7_fits(w, c, n))
+	/* From here the pages are taken: a write error loses them, counted (v7_unkept_pages) */
+	if (w->err) {
+		w->raw_bytes += n * w->ps;
+		return w->err;
+	}
+	if (!v7_fits(w, c, n))
 		return -ENOSPC;
 	/* Once per CPU, on its first pages: idle CPUs of big machines cost nothing. */
 	if (w->compressed && !c->chunk) {
@@ -399,16 +405,13 @@ int v7_append_pages(struct v7_writer *w, int cpu, const void *pages, size_t n)
 		if (!c->chunk)
 			return -ENOMEM;	/* none taken */
 	}
-	/* From here the pages are the file's: a write error loses them, counted (v7_lost_bytes) */
 	w->raw_bytes += n * w->ps;
-	if (w->err)
-		return w->err;
 	if (!w->compressed) {
 		ret = v7w_write(w, pages, n * w->ps, c->region + c->used);
 		if (ret)
 			return ret;
 		c->used += n * w->ps;
-		w->put_raw += n * w->ps;
+		c->put_raw += n * w->ps;
 		return 0;
 	}
 	while (n) {
@@ -539,7 +542,7 @@ int v7_commit_pages(struct v7_writer *w, int cpu, size_t n)
 		return -EINVAL;
 	c->used += n * w->ps;
 	w->raw_bytes += n * w->ps;
-	w->put_raw += n * w->ps;
+	c->put_raw += n * w->ps;
 	w->file_bytes += n * w->ps;
 	return 0;
 }
@@ -771,17 +774,23 @@ void v7_counters(const struct v7_writer *w, uint64_t *raw_bytes, uint64_t *file_
 }
 
 /**
- * v7_lost_bytes() - page bytes accepted that the file will not hold
+ * v7_unkept_pages() - pages accepted that the file, as it stands, does not hold
  * @w: writer
  *
- * After a write error the file keeps its last sync: what was accepted since (in
- * chunks not written, compressing or not synced) is lost, for the caller to count.
+ * The file holds what its chunk counts and tail name (its last sync): what came after
+ * (pending, compressing, or written but not named) is lost if the writer goes now;
+ * after a write error (the file keeps its last sync) or a finish that failed, the
+ * caller counts it. 0 once v7_complete() made it.
  *
- * Return: those bytes (whole pages), 0 while the writer has no error.
+ * Return: how many.
  */
-uint64_t v7_lost_bytes(const struct v7_writer *w)
+uint64_t v7_unkept_pages(const struct v7_writer *w)
 {
-	return w->err ? w->raw_bytes - w->kept_raw : 0;
+	uint64_t kept = 0;
+
+	for (int i = 0; i < w->ncpus; i++)
+		kept += w->cpus[i].kept_raw;
+	return (w->raw_bytes - kept) / w->ps;
 }
 
 /**

@@ -153,8 +153,8 @@ unsigned int v7_pending(const struct v7_writer *w);
 
 /* Bytes of pages accepted and bytes written to the file so far (for status/bench). */
 void v7_counters(const struct v7_writer *w, uint64_t *raw_bytes, uint64_t *file_bytes);
-/* After a write error: the bytes of pages accepted since the last sync (lost). */
-uint64_t v7_lost_bytes(const struct v7_writer *w);
+/* Pages accepted that the file does not hold as it stands (since its last sync). */
+uint64_t v7_unkept_pages(const struct v7_writer *w);
 
 /*
  * The sticky write error (-errno) that made the writer refuse data, or 0. It tells a

@@ -42,6 +42,9 @@ struct v7_cpu {
 	unsigned int	pending;	/* pages in @chunk */
 	uint64_t	promised;	/* worst-case bytes of its chunks being compressed */
 	unsigned int	in_pool;	/* its chunks being compressed */
+	uint64_t	put_raw;	/* page bytes in the region (its chunks' ulen) */
+	uint64_t	kept_raw;	/* of those, what the file names (count, tail) */
+	bool		named;		/* the header's tail gives it data: its count counts */
 };
 
 struct v7_opt {
@@ -91,8 +94,6 @@ struct v7_writer {
 	struct v7_cpu_extent	*ext;		/* scratch: the BUFFER option's extents */
 	uint64_t		raw_bytes;
 	uint64_t		synced_raw;	/* raw_bytes when the last sync began */
-	uint64_t		put_raw;	/* page bytes in the regions (chunks' ulen) */
-	uint64_t		kept_raw;	/* put_raw the last sync that made it covers */
 	bool			tail_dirty;	/* the tail's texts changed since */
 	uint64_t		file_bytes;
 	long			fail_after;	/* fault injection: file updates left, -1 = off */

@@ -1054,10 +1054,20 @@ TEST(many_syncs)
 	}
 }
 
+/* The first pages of @g holding @events events (of markers_in()), or -1. */
+static long pages_holding(struct pagegen *g, size_t events)
+{
+	for (size_t p = 0; p <= g->nr; p++)
+		if (markers_in(g, p) == events)
+			return (long)p;
+	return -1;
+}
+
 /*
  * Kill -9 at every file update of a v7_sync, in both slot directions: the file must
  * read back either the previous sync's events or the new ones, never fail, and the
- * section walk must stay sane.
+ * section walk must stay sane. The writer's count of pages the file does not hold
+ * (v7_unkept_pages()) is what does not read back.
  */
 static void crash_in_sync(struct __test_metadata *_metadata, enum v7_compression comp)
 {
@@ -1115,6 +1125,12 @@ static void crash_in_sync(struct __test_metadata *_metadata, enum v7_compression
 			EXPECT_TRUE(markers_ok(&s, 1, s.per_cpu[1]));
 			if (done)
 				EXPECT_EQ(after, s.total);
+			EXPECT_EQ(t.g[0].nr + t.g[1].nr - pages_holding(&t.g[0], s.per_cpu[0]) -
+				  pages_holding(&t.g[1], s.per_cpu[1]), v7_unkept_pages(t.w)) {
+				TH_LOG("sync %d cut after %ld updates: %llu + %llu events read",
+				       which, n, (unsigned long long)s.per_cpu[0],
+				       (unsigned long long)s.per_cpu[1]);
+			}
 			rb_summary_free(&s);
 			ASSERT_EQ(0, dp_open(t.path, &f));
 			EXPECT_TRUE(f.walk_ok);
@@ -1268,10 +1284,10 @@ TEST_F(full, enospc_keeps_last_sync)
 	EXPECT_EQ(-ENOSPC, ret);
 	EXPECT_EQ(-ENOSPC, v7_error(t->w));
 	/* what came after the last sync is lost, and counted: the refused batch too */
-	EXPECT_EQ((uint64_t)(pages + 8 - synced) * PS, v7_lost_bytes(t->w));
+	EXPECT_EQ(pages + 8 - synced, v7_unkept_pages(t->w));
 	/* refused at the door once failed: not taken (the caller keeps them) */
 	EXPECT_EQ(-ENOSPC, v7_append_pages(t->w, 0, t->g[0].pages, 1));
-	EXPECT_EQ((uint64_t)(pages + 8 - synced) * PS, v7_lost_bytes(t->w));
+	EXPECT_EQ(pages + 8 - synced, v7_unkept_pages(t->w));
 	EXPECT_EQ(-ENOSPC, v7_sync(t->w));
 	EXPECT_EQ(-ENOSPC, v7_finish(t->w, NULL, 0, NULL));
 	EXPECT_GT(synced, 0);
