@@ -741,7 +741,7 @@ static int cmd_status(int argc, char **argv)
 	else
 		printf("  disk used:    %s (no budget)\n",
 		       config_fmt_size(s->disk_used, a, sizeof(a)));
-	printf("  lost events:  %llu dropped (buffer full), %llu overwritten\n",
+	printf("  lost events:  %llu dropped as they came, %llu overwritten\n",
 	       (unsigned long long)lost, (unsigned long long)ovr);
 	/* the compression threads fell behind: raw chunks went through the spool file */
 	if (s->flags & CTL_STATUS_F_SPOOL)

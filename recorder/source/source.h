@@ -47,7 +47,7 @@ struct trace_meta;
 struct source_cpu_stats {
 	uint64_t	entries;	/* events written by the producer */
 	uint64_t	overrun;	/* events lost to overwrite */
-	uint64_t	lost;		/* events dropped because the buffer was full */
+	uint64_t	lost;		/* events dropped (a full buffer, a commit overrun) */
 	uint64_t	read;		/* events handed to us */
 	uint64_t	pages;		/* pages handed to us */
 	uint64_t	bytes;		/* bytes of pages handed to us */

@@ -484,8 +484,13 @@ void tracing_free(struct tracing *t)
 	free(t);
 }
 
-int tracing_cpu_stats(const char *instance, int cpu, struct source_cpu_stats *st)
+void tracing_parse_cpu_stats(const char *text, struct source_cpu_stats *st)
 {
+	/*
+	 * Lost: "dropped events" (a full buffer that does not overwrite) and "commit
+	 * overrun" (either mode: the writer came round to a page an interrupted writer
+	 * still holds), both dropped as they came (kernel/trace/ring_buffer.c).
+	 */
 	static const struct {
 		const char	*key;
 		size_t		off;
@@ -493,22 +498,34 @@ int tracing_cpu_stats(const char *instance, int cpu, struct source_cpu_stats *st
 		{ "entries:",		offsetof(struct source_cpu_stats, entries) },
 		{ "overrun:",		offsetof(struct source_cpu_stats, overrun) },
 		{ "dropped events:",	offsetof(struct source_cpu_stats, lost) },
+		{ "commit overrun:",	offsetof(struct source_cpu_stats, lost) },
 		{ "read events:",	offsetof(struct source_cpu_stats, read) },
 	};
-	char file[64], *text, *line;
+	const char *line;
+
+	st->entries = 0;
+	st->overrun = 0;
+	st->lost = 0;
+	st->read = 0;
+	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (!strncmp(line, keys[i].key, strlen(keys[i].key)))
+				*(uint64_t *)((char *)st + keys[i].off) +=
+					strtoull(line + strlen(keys[i].key), NULL, 10);
+	/* "entries" counts what is still in the buffer: written = that + read + overrun */
+	st->entries += st->read + st->overrun;
+}
+
+int tracing_cpu_stats(const char *instance, int cpu, struct source_cpu_stats *st)
+{
+	char file[64], *text;
 
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
 	text = tracing_read(instance, file, NULL);
 	if (!text)
 		return -errno;
-	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
-		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (!strncmp(line, keys[i].key, strlen(keys[i].key)))
-				*(uint64_t *)((char *)st + keys[i].off) =
-					strtoull(line + strlen(keys[i].key), NULL, 10);
+	tracing_parse_cpu_stats(text, st);
 	free(text);
-	/* "entries" counts what is still in the buffer: written = that + read + overrun */
-	st->entries += st->read + st->overrun;
 	return 0;
 }
 

@@ -99,6 +99,8 @@ char *tracing_cmdlines(bool with_saved, size_t *len, size_t *live_len);
 
 /* Parses per_cpu/cpu@cpu/stats into @st (entries, overrun, lost, read). 0 or -errno. */
 int tracing_cpu_stats(const char *instance, int cpu, struct source_cpu_stats *st);
+/* The same from the file's @text (those four fields only). */
+void tracing_parse_cpu_stats(const char *text, struct source_cpu_stats *st);
 
 /* "CPU: N\n" + per_cpu/cpuN/stats: the CPUSTAT option text trace-cmd writes. */
 char *tracing_cpustat_text(const char *instance, int cpu);
