@@ -303,33 +303,47 @@ int fio_publish(const char *path, const char *tmp, int ok)
 	return fio_sync_dir_of(path);
 }
 
+/* Links the unnamed file @fd as @name: through /proc (no capability), else by fd. */
+static int link_unnamed(int fd, const char *name)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (!linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW))
+		return 0;
+	/* no /proc (a chroot, a sandbox): AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH */
+	if (errno == ENOENT && !linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH))
+		return 0;
+	return -errno;
+}
+
 int fio_publish_fd(int fd, const char *tmp, const char *path)
 {
-	char proc[64], name[PATH_MAX];
+	int ret = -EEXIST;
 
-	if (fsync(fd) && errno != EINVAL)
-		return -errno;
+	if (fsync(fd) && errno != EINVAL) {
+		ret = -errno;
+		fio_publish(path, tmp, 0);	/* removes a named @tmp */
+		return ret;
+	}
 	if (tmp[0])
 		return fio_publish(path, tmp, 1);
-	/* linkat() by fd needs CAP_DAC_READ_SEARCH; through /proc it does not */
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	for (int i = 0; i < 100; i++) {
-		if (snprintf(name, sizeof(name), "%s.%d.%d", path, (int)getpid(), i) >=
-		    (int)sizeof(name))
-			return -ENAMETOOLONG;
-		if (!linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW)) {
-			if (rename(name, path)) {
-				int err = -errno;
+	/* a hidden name of its own first (never a second visible copy), then over @path */
+	for (int i = 0; i < 100 && ret == -EEXIST; i++) {
+		char suffix[32], *name;
 
-				unlink(name);
-				return err;
-			}
-			return fio_sync_dir_of(path);
+		snprintf(suffix, sizeof(suffix), "publish.%d.%d", (int)getpid(), i);
+		name = fio_beside_name(path, suffix);
+		if (!name)
+			return -ENOMEM;
+		ret = link_unnamed(fd, name);
+		if (!ret && rename(name, path)) {
+			ret = -errno;
+			unlink(name);
 		}
-		if (errno != EEXIST)
-			return -errno;
+		free(name);
 	}
-	return -EEXIST;
+	return ret ?: fio_sync_dir_of(path);
 }
 
 int fio_reserve_fds(unsigned long n)

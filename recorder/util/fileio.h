@@ -51,8 +51,9 @@ int fio_publish(const char *path, const char *tmp, int ok);
 
 /*
  * After fio_create_beside(), for a file complete in @fd that no writer renamed: synced,
- * then named @path, replacing it at once (an unnamed file is linked under a temporary
- * name first); the directory synced. 0 or -errno (a named @tmp is then removed).
+ * then named @path, replacing it at once (an unnamed file is linked under a hidden
+ * name beside it first); the directory synced. 0 or -errno (a named @tmp is then
+ * removed).
  */
 int fio_publish_fd(int fd, const char *tmp, const char *path);
 

@@ -221,7 +221,8 @@ int __wrap_open(const char *path, int flags, ...)
 	mode_t mode = 0;
 	va_list ap;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
+	/* O_TMPFILE holds O_DIRECTORY: only all of it says a mode follows */
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
 		va_start(ap, flags);
 		mode = (mode_t)va_arg(ap, int);
 		va_end(ap);
@@ -247,14 +248,14 @@ static char *big_image(size_t *len, unsigned int pages, int pids, uint64_t *even
 	pg_init(&g, PS);
 	*events = 0;
 	for (uint64_t ts = 1000; g.nr < pages; ts += 10) {
-		char pc[16], nc[16];
+		char pc[13], nc[13];
 
-		for (int i = 0; i < 15; i++) {
+		for (int i = 0; i < 12; i++) {
 			pc[i] = (char)('a' + rand_r(&seed) % 26);
 			nc[i] = (char)('a' + rand_r(&seed) % 26);
 		}
-		pc[15] = 0;
-		nc[15] = 0;
+		pc[12] = 0;
+		nc[12] = 0;
 		add_switch(&g, ts, 1 + rand_r(&seed) % pids, pc, 1 + rand_r(&seed) % pids, nc);
 		++*events;
 	}

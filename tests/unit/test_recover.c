@@ -376,7 +376,8 @@ int __wrap_open(const char *path, int flags, ...)
 	mode_t mode = 0;
 	va_list ap;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
+	/* O_TMPFILE holds O_DIRECTORY: only all of it says a mode follows */
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
 		va_start(ap, flags);
 		mode = (mode_t)va_arg(ap, int);
 		va_end(ap);
