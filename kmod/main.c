@@ -29,7 +29,7 @@ bool ftring_strict_writes;
 module_param_named(strict_writes, ftring_strict_writes, bool, 0644);
 MODULE_PARM_DESC(strict_writes, "marker/FXT writes dropped for a full ring fail with ENOSPC");
 
-/* Devices open (ftring_may_open()) once the load can no longer fail: see ftring_arm() */
+/* Devices open (ftring_loaded()) once the load can no longer fail: see ftring_arm() */
 bool ftring_ready;
 DEFINE_MUTEX(ftring_lock);		/* start/stop, events, config requests */
 DEFINE_MUTEX(ftring_bufs_lock);		/* buffer table, sizes, reset, mappings */
