@@ -50,14 +50,43 @@ static void add_switch(struct pagegen *g, uint64_t ts, int prev, const char *pc,
 	pg_add(g, ts, &e, sizeof(e));
 }
 
+/* The image of @nr CPUs, CPU i's pages @g[i], sealed at a panic. Malloc'd, *@len bytes. */
+static char *image_of(const struct pagegen *g, uint32_t nr, size_t *len)
+{
+	struct ftring_lastboot h = { 0 };
+	size_t off_fmt = sizeof(h) + nr * sizeof(struct ftring_lastboot_cpu), off, off_pages;
+	char *img;
+
+	h.magic = FTRING_LASTBOOT_MAGIC;
+	h.version = FTRING_LASTBOOT_VERSION;
+	h.hdr_len = sizeof(h);
+	h.page_size = PS;
+	h.nr_cpus = nr;
+	h.sealed = FTRING_SEAL_PANIC;
+	h.fmt_len = sizeof(formats) - 1;
+	for (uint32_t i = 0; i < nr; i++)
+		h.nr_pages += (uint32_t)g[i].nr;
+	off_pages = (off_fmt + h.fmt_len + PS - 1) / PS * PS;
+	*len = off_pages + (size_t)h.nr_pages * PS;
+	img = calloc(1, *len);
+	memcpy(img, &h, sizeof(h));
+	memcpy(img + off_fmt, formats, h.fmt_len);
+	off = off_pages;
+	for (uint32_t i = 0; i < nr; i++) {
+		struct ftring_lastboot_cpu c = { .cpu = i, .pages = (uint32_t)g[i].nr };
+
+		memcpy(img + sizeof(h) + i * sizeof(c), &c, sizeof(c));
+		memcpy(img + off, g[i].pages, g[i].nr * PS);
+		off += g[i].nr * PS;
+	}
+	return img;
+}
+
 /* An image of 2 CPUs: CPU 0 one page, CPU 1 two pages. Malloc'd, *@len bytes. */
 static char *make_image(size_t *len)
 {
-	struct pagegen g0, g1;
-	struct ftring_lastboot h = { 0 };
-	struct ftring_lastboot_cpu c[2] = { { 0 } };
-	size_t off_fmt = sizeof(h) + sizeof(c), off_pages;
 	struct ftring_ev_sched_process_fork f = { 0 };
+	struct pagegen g0, g1;
 	char *img;
 
 	pg_init(&g0, PS);
@@ -75,26 +104,7 @@ static char *make_image(size_t *len)
 	pg_add(&g1, 150, &f, sizeof(f));
 	pg_close(&g1);
 
-	h.magic = FTRING_LASTBOOT_MAGIC;
-	h.version = FTRING_LASTBOOT_VERSION;
-	h.hdr_len = sizeof(h);
-	h.page_size = PS;
-	h.nr_cpus = 2;
-	h.sealed = FTRING_SEAL_PANIC;
-	h.fmt_len = sizeof(formats) - 1;
-	h.nr_pages = (uint32_t)(g0.nr + g1.nr);
-	c[0].cpu = 0;
-	c[0].pages = (uint32_t)g0.nr;
-	c[1].cpu = 1;
-	c[1].pages = (uint32_t)g1.nr;
-	off_pages = (off_fmt + h.fmt_len + PS - 1) / PS * PS;
-	*len = off_pages + (g0.nr + g1.nr) * PS;
-	img = calloc(1, *len);
-	memcpy(img, &h, sizeof(h));
-	memcpy(img + sizeof(h), c, sizeof(c));
-	memcpy(img + off_fmt, formats, h.fmt_len);
-	memcpy(img + off_pages, g0.pages, g0.nr * PS);
-	memcpy(img + off_pages + g0.nr * PS, g1.pages, g1.nr * PS);
+	img = image_of((struct pagegen[]){ g0, g1 }, 2, len);
 	pg_free(&g0);
 	pg_free(&g1);
 	return img;
@@ -238,9 +248,6 @@ int __wrap_open(const char *path, int flags, ...)
  */
 static char *big_image(size_t *len, unsigned int pages, int pids, uint64_t *events)
 {
-	struct ftring_lastboot h = { 0 };
-	struct ftring_lastboot_cpu c = { 0 };
-	size_t off_fmt = sizeof(h) + sizeof(c), off_pages;
 	unsigned int seed = 7;
 	struct pagegen g;
 	char *img;
@@ -260,22 +267,7 @@ static char *big_image(size_t *len, unsigned int pages, int pids, uint64_t *even
 		++*events;
 	}
 	pg_close(&g);
-	h.magic = FTRING_LASTBOOT_MAGIC;
-	h.version = FTRING_LASTBOOT_VERSION;
-	h.hdr_len = sizeof(h);
-	h.page_size = PS;
-	h.nr_cpus = 1;
-	h.sealed = FTRING_SEAL_PANIC;
-	h.fmt_len = sizeof(formats) - 1;
-	h.nr_pages = (uint32_t)g.nr;
-	c.pages = (uint32_t)g.nr;
-	off_pages = (off_fmt + h.fmt_len + PS - 1) / PS * PS;
-	*len = off_pages + g.nr * PS;
-	img = calloc(1, *len);
-	memcpy(img, &h, sizeof(h));
-	memcpy(img + sizeof(h), &c, sizeof(c));
-	memcpy(img + off_fmt, formats, h.fmt_len);
-	memcpy(img + off_pages, g.pages, g.nr * PS);
+	img = image_of(&g, 1, len);
 	pg_free(&g);
 	return img;
 }
