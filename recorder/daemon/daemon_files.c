@@ -437,13 +437,12 @@ static void capture_failed(struct recd *d, long err)
 				   werr == -EFBIG ? "file too large for its file system" :
 				   "disk full";
 
-		if (werr != -EFBIG && d->cfg.disk_budget &&
-		    rotate_enforce_budget(&d->cfg, &d->rs, d->cur, 2 * DISK_FULL_MARGIN) > 0 &&
-		    disk_free(d->cfg.output_dir) > DISK_FULL_MARGIN && !dmn_switch_file(d, what)) {
-			write_loss_said(d, what);
-			return;
-		}
-		if (werr == -EFBIG && !dmn_switch_file(d, what)) {
+		/* a new file fits: a file-size limit, or the budget made room on the disk */
+		if ((werr == -EFBIG ||
+		     (d->cfg.disk_budget &&
+		      rotate_enforce_budget(&d->cfg, &d->rs, d->cur, 2 * DISK_FULL_MARGIN) > 0 &&
+		      disk_free(d->cfg.output_dir) > DISK_FULL_MARGIN)) &&
+		    !dmn_switch_file(d, what)) {
 			write_loss_said(d, what);
 			return;
 		}
